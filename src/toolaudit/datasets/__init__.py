@@ -1,0 +1,1 @@
+"""Seeded generators of controlled benchmarks."""

@@ -1,0 +1,27 @@
+"""Report scaffolding shared by every audit: results JSON, Markdown, one-file HTML."""
+
+from toolaudit.report._document import (
+    Figure,
+    Section,
+    Table,
+    figure_png,
+    fmt,
+    render_html,
+    render_markdown,
+    write_report,
+)
+from toolaudit.report._meta import package_versions, run_metadata, write_results
+
+__all__ = [
+    "Figure",
+    "Section",
+    "Table",
+    "figure_png",
+    "fmt",
+    "package_versions",
+    "render_html",
+    "render_markdown",
+    "run_metadata",
+    "write_report",
+    "write_results",
+]

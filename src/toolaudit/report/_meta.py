@@ -1,0 +1,56 @@
+"""Run metadata recorded in every results file: seeds, versions, configuration."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import platform
+from pathlib import Path
+from typing import Any
+
+_PACKAGES = ("toolaudit", "numpy", "scipy", "scikit-learn", "pydantic", "torch", "transformers")
+
+
+def package_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """Installed versions of the packages that can change a result."""
+    out: dict[str, str] = {"python": platform.python_version()}
+    for name in (*_PACKAGES, *extra):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def run_metadata(*, command: str, seed: int | None, config: dict[str, Any]) -> dict[str, Any]:
+    """The ``meta`` block of a results file. Deliberately no timestamps or host names, so
+    the same command with the same seed writes byte-identical files."""
+    return {
+        "command": command,
+        "seed": seed,
+        "config": config,
+        "versions": package_versions(),
+    }
+
+
+def _clean(obj: Any) -> Any:
+    # JSON has no NaN: undefined statistics are written as null.
+    if isinstance(obj, float):
+        return None if math.isnan(obj) or math.isinf(obj) else obj
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return _clean(obj.item())
+    return obj
+
+
+def write_results(path: str | Path, payload: dict[str, Any]) -> Path:
+    """Write a results JSON file with stable formatting (NaN → null, sorted keys)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_clean(payload), indent=2, sort_keys=True, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path

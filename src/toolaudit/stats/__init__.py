@@ -1,0 +1,35 @@
+"""Statistics shared by every audit: AUROC, bootstrap intervals, paired tests."""
+
+from toolaudit.stats._auroc import (
+    Interval,
+    auroc,
+    bootstrap_auroc,
+    paired_bootstrap_auroc_delta,
+    paired_permutation_auroc,
+)
+from toolaudit.stats._tests import (
+    Equivalence,
+    bonferroni,
+    cluster_bootstrap,
+    cohen_kappa,
+    equivalence_verdict,
+    holm,
+    mcnemar_exact,
+    sign_test,
+)
+
+__all__ = [
+    "Equivalence",
+    "Interval",
+    "auroc",
+    "bonferroni",
+    "bootstrap_auroc",
+    "cluster_bootstrap",
+    "cohen_kappa",
+    "equivalence_verdict",
+    "holm",
+    "mcnemar_exact",
+    "paired_bootstrap_auroc_delta",
+    "paired_permutation_auroc",
+    "sign_test",
+]

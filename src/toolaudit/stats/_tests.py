@@ -1,0 +1,122 @@
+"""Paired tests, multiplicity corrections, agreement, and cluster bootstrap."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import binomtest
+
+from toolaudit.stats._auroc import Interval
+
+
+def sign_test(deltas: ArrayLike) -> float:
+    """Two-sided exact sign test of median(Δ) = 0; zeros are dropped. ``nan`` if all zero."""
+    d = np.asarray(deltas, dtype=float)
+    d = d[d != 0]
+    if d.size == 0:
+        return float("nan")
+    return float(binomtest(int((d > 0).sum()), int(d.size), 0.5).pvalue)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value from the discordant counts ``b`` and ``c``."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    return float(binomtest(b, n, 0.5).pvalue)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values (monotone, capped at 1; ``nan`` kept)."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = ok.size
+    order = ok[np.argsort(p[ok], kind="stable")]
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out.tolist()
+
+
+def bonferroni(pvalues: Sequence[float]) -> list[float]:
+    """Bonferroni adjusted p-values (capped at 1; ``nan`` kept)."""
+    p = np.asarray(pvalues, dtype=float)
+    m = int((~np.isnan(p)).sum())
+    return np.minimum(1.0, p * m).tolist()
+
+
+def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
+    """Cohen's κ between two raters' labels on the same items."""
+    if len(a) != len(b) or not a:
+        return float("nan")
+    cats = sorted(set(a) | set(b), key=str)
+    idx = {c: i for i, c in enumerate(cats)}
+    table = np.zeros((len(cats), len(cats)))
+    for x, y in zip(a, b, strict=True):
+        table[idx[x], idx[y]] += 1
+    n = table.sum()
+    po = np.trace(table) / n
+    pe = float((table.sum(0) * table.sum(1)).sum()) / n**2
+    if pe == 1.0:
+        return 1.0 if po == 1.0 else float("nan")
+    return float((po - pe) / (1 - pe))
+
+
+def cluster_bootstrap(
+    clusters: Sequence[object],
+    statistic: Callable[[np.ndarray], float],
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Interval:
+    """Percentile interval for ``statistic(row_indices)``, resampling whole clusters.
+
+    ``statistic`` receives an index array into the rows (with repeats) and returns a float.
+    """
+    labels = np.asarray([str(c) for c in clusters])
+    uniq, inverse = np.unique(labels, return_inverse=True)
+    members = [np.flatnonzero(inverse == k) for k in range(uniq.size)]
+    est = statistic(np.arange(labels.size))
+    rng = np.random.default_rng(seed)
+    reps = np.empty(n_boot)
+    for b in range(n_boot):
+        pick = rng.integers(0, uniq.size, size=uniq.size)
+        reps[b] = statistic(np.concatenate([members[k] for k in pick]))
+    reps = reps[~np.isnan(reps)]
+    if reps.size == 0 or np.isnan(est):
+        return Interval(float(est), float("nan"), float("nan"), level)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
+    return Interval(float(est), float(lo), float(hi), level)
+
+
+@dataclass(frozen=True, slots=True)
+class Equivalence:
+    """TOST-style verdict: equivalent when the (1 − 2α) interval lies inside ±margin."""
+
+    verdict: str  # "equivalent", "different" or "inconclusive"
+    margin: float
+    interval: Interval
+
+
+def equivalence_verdict(interval: Interval, *, margin: float = 0.10) -> Equivalence:
+    """Judge a paired difference's 90% interval against ±margin.
+
+    ``equivalent`` when the interval lies inside the band, ``different`` when it
+    excludes zero, otherwise ``inconclusive``.
+    """
+    if np.isnan(interval.low):
+        verdict = "inconclusive"
+    elif -margin < interval.low and interval.high < margin:
+        verdict = "equivalent"
+    elif interval.low > 0 or interval.high < 0:
+        verdict = "different"
+    else:
+        verdict = "inconclusive"
+    return Equivalence(verdict, margin, interval)

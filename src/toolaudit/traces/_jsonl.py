@@ -1,0 +1,81 @@
+"""Streaming JSON Lines I/O with errors that name the file, the line and the field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from toolaudit.errors import TraceFormatError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _field_of(err: ValidationError) -> str:
+    first = err.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or "<record>"
+
+
+def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line; one line in memory at a time."""
+    path = Path(path)
+    seen = False
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TraceFormatError(
+                    path, lineno, None, f"not valid UTF-8 (byte {exc.start})"
+                ) from None
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise TraceFormatError(path, lineno, None, f"malformed JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise TraceFormatError(
+                    path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"
+                )
+            seen = True
+            yield lineno, obj
+    if not seen:
+        raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
+
+
+def validate_record(model: type[M], obj: dict, path: str | Path, line: int | None) -> M:
+    """Validate one object as ``model``, re-raising as a TraceFormatError naming the field."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise TraceFormatError(path, line, _field_of(exc), first["msg"].lower()) from None
+
+
+def read_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
+    """Stream records of type ``model`` from a JSONL file."""
+    for lineno, obj in iter_json_objects(path):
+        yield validate_record(model, obj, path, lineno)
+
+
+def write_jsonl(path: str | Path, records: Iterable[BaseModel]) -> int:
+    """Write records as JSON Lines (stable key order); returns the number written."""
+    n = 0
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(rec.model_dump_json(exclude_none=False))
+            fh.write("\n")
+            n += 1
+    return n
+
+
+def append_jsonl(path: str | Path, record: BaseModel) -> None:
+    """Append one record and flush, so long runs lose nothing when interrupted."""
+    with Path(path).open("a", encoding="utf-8") as fh:
+        fh.write(record.model_dump_json())
+        fh.write("\n")
+        fh.flush()
