@@ -1,0 +1,24 @@
+import subprocess
+import sys
+
+from toolaudit.cli.main import COMMANDS, build_parser, main
+
+
+def test_main_without_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "usage: toolaudit" in capsys.readouterr().out
+
+
+def test_every_registered_command_has_help_with_example():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) <= set(COMMANDS)
+    for name, p in sub.choices.items():
+        assert "Example" in (p.epilog or "") or p._subparsers is not None, name
+
+
+def test_console_script_runs_as_module():
+    r = subprocess.run(
+        [sys.executable, "-m", "toolaudit.cli.main", "--version"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and r.stdout.startswith("toolaudit ")

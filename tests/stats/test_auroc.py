@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from toolaudit.stats import (
+    auroc,
+    bootstrap_auroc,
+    paired_bootstrap_auroc_delta,
+    paired_permutation_auroc,
+)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_auroc_matches_sklearn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 300)
+    s = rng.integers(0, 5, 300).astype(float) + y * 0.5
+    assert auroc(y, s) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+
+
+def test_auroc_single_class_is_nan():
+    assert np.isnan(auroc([1, 1, 1], [0.1, 0.2, 0.3]))
+
+
+def test_bootstrap_auroc_interval_contains_estimate_and_widens_with_level():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    s = rng.normal(size=400) + y
+    narrow = bootstrap_auroc(y, s, level=0.80, seed=1)
+    wide = bootstrap_auroc(y, s, level=0.99, seed=1)
+    assert narrow.low <= narrow.estimate <= narrow.high
+    assert wide.low < narrow.low and wide.high > narrow.high
+
+
+def test_bootstrap_auroc_width_agrees_with_hanley_mcneil():
+    # Hanley & McNeil (1982) standard error of the AUROC; the bootstrap should be close.
+    rng = np.random.default_rng(5)
+    n1, n0 = 500, 500
+    y = np.r_[np.ones(n1), np.zeros(n0)]
+    s = np.r_[rng.normal(1, 1, n1), rng.normal(0, 1, n0)]
+    a = auroc(y, s)
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    se = np.sqrt((a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0))
+    ci = bootstrap_auroc(y, s, n_boot=3000, seed=0)
+    assert (ci.high - ci.low) / (2 * 1.96) == pytest.approx(se, rel=0.15)
+
+
+def test_bootstrap_auroc_same_seed_same_interval():
+    y = [0, 1] * 50
+    s = np.linspace(0, 1, 100)
+    assert bootstrap_auroc(y, s, seed=7) == bootstrap_auroc(y, s, seed=7)
+
+
+def test_paired_delta_zero_for_identical_scores():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    s = rng.normal(size=200) + y
+    d = paired_bootstrap_auroc_delta(y, s, s, seed=0)
+    assert d.estimate == 0 and d.low == 0 and d.high == 0
+
+
+def test_paired_delta_detects_real_difference():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 600)
+    good = rng.normal(size=600) + 1.5 * y
+    noise = rng.normal(size=600)
+    d = paired_bootstrap_auroc_delta(y, good, noise, seed=0)
+    assert d.low > 0.2
+    assert paired_permutation_auroc(y, good, noise, n_perm=500, seed=0) < 0.01
+
+
+def test_paired_permutation_is_uniformish_under_null():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 200)
+    a = rng.normal(size=200)
+    b = rng.normal(size=200)
+    p = paired_permutation_auroc(y, a, b, n_perm=500, seed=0)
+    assert 0.01 < p <= 1.0
