@@ -1,6 +1,32 @@
-"""Trace records (Example, Episode), JSONL I/O and loaders for public agent-result formats."""
+"""Trace records (Example, Episode), JSONL I/O and loaders for public agent-result formats.
 
+Entry points: ``detect_format``, ``load_episodes``, ``load_examples``, ``load_domain``,
+``inspect_path`` and ``episodes_to_examples``. Supported formats are listed in
+``FORMATS`` (tau2-bench results, tau-bench trajectory lists, tau2 domain folders,
+Episode / Example JSONL, and JSONL read through a ``FieldMapping``).
+"""
+
+from toolaudit.traces._convert import (
+    DEFAULT_THRESHOLD,
+    ConversionCounts,
+    episode_id,
+    episode_to_example,
+    episodes_to_examples,
+)
+from toolaudit.traces._demo import demo_sections
+from toolaudit.traces._domain import Domain, DomainTask, ReferenceAction, load_domain
+from toolaudit.traces._formats import (
+    FORMAT_NAMES,
+    FORMATS,
+    FormatSpec,
+    TraceFormat,
+    detect_format,
+    load_episodes,
+    load_examples,
+)
+from toolaudit.traces._inspect import TraceSummary, inspect_path
 from toolaudit.traces._jsonl import append_jsonl, iter_json_objects, read_jsonl, write_jsonl
+from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
     SCHEMA_VERSION,
     ChatMessage,
@@ -12,15 +38,35 @@ from toolaudit.traces._schema import (
 )
 
 __all__ = [
+    "DEFAULT_THRESHOLD",
+    "FORMATS",
+    "FORMAT_NAMES",
     "SCHEMA_VERSION",
     "ChatMessage",
+    "ConversionCounts",
+    "Domain",
+    "DomainTask",
     "Episode",
     "Example",
+    "FieldMapping",
+    "FormatSpec",
     "Message",
+    "ReferenceAction",
     "ToolCall",
     "ToolSection",
+    "TraceFormat",
+    "TraceSummary",
     "append_jsonl",
+    "demo_sections",
+    "detect_format",
+    "episode_id",
+    "episode_to_example",
+    "episodes_to_examples",
+    "inspect_path",
     "iter_json_objects",
+    "load_domain",
+    "load_episodes",
+    "load_examples",
     "read_jsonl",
     "write_jsonl",
 ]

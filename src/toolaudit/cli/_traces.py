@@ -1,0 +1,158 @@
+"""``toolaudit traces inspect|convert``: summarize and convert trace files."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolaudit.cli._common import add_parser, print_json
+
+logger = logging.getLogger(__name__)
+
+_FORMATS = ("auto", "tau2", "tau-bench", "tau2-domain", "episodes", "examples", "mapped")
+# The keys promised by DESIGN.md for `traces inspect --json`; the summary adds more.
+STABLE_KEYS = ("format", "episodes", "tasks", "tool_calls", "tool_results", "mean_reward")
+
+
+def register(sub: Any) -> None:
+    """Add ``traces`` with its ``inspect`` and ``convert`` subcommands."""
+    traces = sub.add_parser("traces", help="inspect and convert agent trace files")
+    tsub = traces.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
+
+    p = add_parser(
+        tsub,
+        "inspect",
+        help="summarize a trace file or tau2 domain folder (runs, tasks, tool calls, reward)",
+        example="toolaudit traces inspect ../shared/data/tau2/simulations/"
+        "retail__gpt-4.1__user-gpt-4.1__test40x1.json --json",
+    )
+    p.add_argument("path", type=Path, help="trace file (JSON / JSONL) or tau2 domain folder")
+    _add_format_options(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=_inspect)
+
+    c = add_parser(
+        tsub,
+        "convert",
+        help="write a trace file as Example or Episode JSONL",
+        example="toolaudit traces convert ../shared/data/tau-bench/"
+        "retail__tool-calling__openai-model-masked__100x1.json --out retail.jsonl",
+    )
+    c.add_argument("path", type=Path, help="trace file (JSON / JSONL)")
+    c.add_argument("--out", type=Path, required=True, help="output JSONL file")
+    c.add_argument(
+        "--to",
+        choices=("examples", "episodes"),
+        default="examples",
+        help="record kind to write (default: examples; one per run, label = reward >= "
+        "threshold, group = task id)",
+    )
+    c.add_argument(
+        "--threshold",
+        type=float,
+        default=1.0,
+        help="reward at or above which a run is labelled 1 (default: 1.0)",
+    )
+    _add_format_options(c)
+    c.add_argument("--json", action="store_true", help="print the counts as JSON")
+    c.set_defaults(func=_convert)
+
+    traces.set_defaults(func=lambda args: _missing_subcommand(traces))
+
+
+def _add_format_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format", default="auto", choices=_FORMATS, help="input format (default: auto)"
+    )
+    p.add_argument(
+        "--mapping",
+        type=Path,
+        default=None,
+        help="JSON file with a field mapping (dotted paths) for JSONL in another layout",
+    )
+
+
+def _missing_subcommand(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _mapping(args: argparse.Namespace) -> Any:
+    from toolaudit.traces import FieldMapping
+
+    return FieldMapping.from_file(args.mapping) if args.mapping else None
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from toolaudit.traces import inspect_path
+    from toolaudit.traces._inspect import summary_rows
+
+    summary = inspect_path(args.path, format=args.format, mapping=_mapping(args))
+    if args.json:
+        print_json(summary.as_dict())
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    from toolaudit.report import fmt
+
+    table = Table(title=str(args.path), show_header=True)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for name, value in summary_rows(summary):
+        table.add_row(name, fmt(value))
+    console = Console()
+    console.print(table)
+    if summary.tools:
+        top = sorted(summary.tools.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+        tools = Table(title="most frequent tools", show_header=True)
+        tools.add_column("tool")
+        tools.add_column("count", justify="right")
+        for name, n in top:
+            tools.add_row(name, str(n))
+        console.print(tools)
+    return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from toolaudit.traces import ConversionCounts, load_episodes, load_examples, write_jsonl
+
+    counts = ConversionCounts()
+    records: Any
+    if args.to == "episodes":
+        records = load_episodes(args.path, format=args.format)
+    else:
+        records = load_examples(
+            args.path,
+            format=args.format,
+            mapping=_mapping(args),
+            threshold=args.threshold,
+            counts=counts,
+        )
+    # Write beside the target and rename, so bad input never leaves a truncated file.
+    tmp = args.out.with_name(args.out.name + ".partial")
+    try:
+        written = write_jsonl(tmp, records)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    tmp.replace(args.out)
+    result = {
+        "out": str(args.out),
+        "to": args.to,
+        "written": written,
+        "skipped_no_reward": counts.skipped_no_reward,
+    }
+    if args.json:
+        print_json(result)
+    else:
+        skipped = (
+            f", skipped {counts.skipped_no_reward} without a reward"
+            if counts.skipped_no_reward
+            else ""
+        )
+        sys.stdout.write(f"wrote {written} {args.to} to {args.out}{skipped}\n")
+    return 0

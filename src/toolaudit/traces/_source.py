@@ -1,0 +1,109 @@
+"""Low-level reading shared by the loaders: whole JSON documents, the first JSONL line,
+and field access whose errors name the file, the line (or record path) and the field.
+
+Field locations inside a JSON document are written as paths such as
+``simulations[3].messages[2].role``, so the record index is always part of the message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import TraceFormatError
+
+_MISSING = object()
+
+
+def read_json_document(path: str | Path) -> Any:
+    """Parse a whole JSON document (tau2-bench and tau-bench results are single documents).
+
+    Raises TraceFormatError with the line of the problem for empty files, bytes that are
+    not UTF-8 and malformed JSON.
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise TraceFormatError(path, line, None, f"not valid UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFormatError(path, exc.lineno, None, f"malformed JSON ({exc.msg})") from None
+
+
+def first_record_line(path: str | Path) -> tuple[int, str]:
+    """The first non-blank line of a file and its number, decoded as UTF-8.
+
+    Only that line is read, so sniffing a large JSONL file costs one line of memory.
+    """
+    path = Path(path)
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TraceFormatError(
+                    path, lineno, None, f"not valid UTF-8 (byte {exc.start})"
+                ) from None
+            if text.strip():
+                return lineno, text
+    raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
+
+
+def field(
+    obj: Any,
+    key: str,
+    *,
+    path: str | Path,
+    where: str,
+    line: int | None = None,
+    kind: type | tuple[type, ...] | None = None,
+    default: Any = _MISSING,
+) -> Any:
+    """``obj[key]`` with a TraceFormatError naming ``where.key`` when missing or mistyped.
+
+    ``default`` makes the field optional (used when it is absent or null); ``kind``
+    checks the type of a present value.
+    """
+    name = f"{where}.{key}" if where else key
+    if not isinstance(obj, dict):
+        raise TraceFormatError(path, line, where or "<record>", "expected a JSON object")
+    value = obj.get(key, _MISSING)
+    if value is _MISSING or (value is None and default is not _MISSING):
+        if default is _MISSING:
+            raise TraceFormatError(path, line, name, "missing required field")
+        return default
+    if kind is not None and not isinstance(value, kind):
+        raise TraceFormatError(
+            path, line, name, f"expected {_kind_name(kind)}, got {type(value).__name__}"
+        )
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+    }
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def as_text(value: Any) -> str:
+    """Serialize a tool result or field value as text (JSON for structured values)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
