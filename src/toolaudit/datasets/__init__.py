@@ -1,1 +1,44 @@
-"""Seeded generators of controlled benchmarks."""
+"""Seeded generators of controlled benchmarks.
+
+``tcr-shortcut`` mirrors the TCR-pMHC data of ``seeds/leakage-audit-pt2d-redaction.txt``
+with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut``.
+"""
+
+from toolaudit.datasets._demo import demo_sections
+from toolaudit.datasets._identifiers import BATCHES, GROUP_STRENGTH, prefix_auroc
+from toolaudit.datasets._plan import TCR_TABLE2, Cell, plan_counts, validate_scale
+from toolaudit.datasets._tcr_shortcut import (
+    DATASET_NAME,
+    DATASET_VERSION,
+    DatasetManifest,
+    iter_tcr_shortcut,
+    make_tcr_shortcut,
+    write_tcr_shortcut,
+)
+from toolaudit.datasets._tcr_tools import TCR_FORMAT_PATTERNS, TCR_TOOLS
+
+__all__ = [
+    "BATCHES",
+    "DATASETS",
+    "DATASET_NAME",
+    "DATASET_VERSION",
+    "GROUP_STRENGTH",
+    "TCR_FORMAT_PATTERNS",
+    "TCR_TABLE2",
+    "TCR_TOOLS",
+    "Cell",
+    "DatasetManifest",
+    "demo_sections",
+    "iter_tcr_shortcut",
+    "make_tcr_shortcut",
+    "plan_counts",
+    "prefix_auroc",
+    "validate_scale",
+    "write_tcr_shortcut",
+]
+
+# Generator name -> one-line description (what ``toolaudit datasets list`` shows).
+DATASETS: dict[str, str] = {
+    DATASET_NAME: "TCR-pMHC binding with five tool sections and a planted PDB-id shortcut "
+    "(seed: leakage-audit-pt2d-redaction, Table 2 counts at scale 1)",
+}

@@ -1,0 +1,130 @@
+"""The benchmark's one planted shortcut: "PDB ids" assigned by deposition batch.
+
+Each modeled complex gets a four-character id like the real PDB's (a digit 1-9 and
+three upper-case alphanumerics). The first two characters name the deposition batch the
+structural template came from. Batch membership has nothing to do with biology, but
+binders were modeled disproportionately from some batches, so the leading characters
+correlate with the label. The effect has the same direction in every cluster (its
+strength varies a little per cluster), so a prefix-to-binder-rate lookup learned on C0
+transfers to every test cluster; nothing else in an example depends on the label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BATCHES", "GROUP_STRENGTH", "batch_probabilities", "prefix_auroc", "sample_pdb_ids"]
+
+_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+# Leading digit -> (relative deposition volume, binder log-odds effect of the digit).
+_DIGITS: dict[str, tuple[float, float]] = {
+    "1": (0.6, -0.9),
+    "2": (1.0, 1.1),
+    "3": (1.2, -0.3),
+    "4": (1.1, 0.2),
+    "5": (1.3, 0.7),
+    "6": (1.4, -0.8),
+    "7": (1.2, 0.0),
+    "8": (1.0, 0.4),
+    "9": (0.7, -0.5),
+}
+# Leading digit -> five second characters; batch effect within the digit in that order.
+_SECOND: dict[str, str] = {
+    "1": "7QB3M",
+    "2": "1XE8K",
+    "3": "C05RW",
+    "4": "9HT2A",
+    "5": "N6F1Y",
+    "6": "4LJ9D",
+    "7": "P2U7G",
+    "8": "0SZ5V",
+    "9": "3K8HT",
+}
+_WITHIN = (0.3, -0.6, 0.6, 0.0, -0.3)
+
+# Overall strength of the label effect (log-odds scale) and per-cluster multipliers.
+STRENGTH = 1.6
+GROUP_STRENGTH: dict[str, float] = {
+    "C0": 1.0,
+    "C1": 0.9,
+    "C2": 1.05,
+    "C3": 0.95,
+    "C4": 1.15,
+    "C5": 0.85,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A deposition batch: its two-character id prefix, volume and binder log-odds."""
+
+    prefix: str
+    volume: float
+    effect: float
+
+
+BATCHES: tuple[Batch, ...] = tuple(
+    Batch(digit + second, volume, digit_effect + _WITHIN[k])
+    for digit, (volume, digit_effect) in _DIGITS.items()
+    for k, second in enumerate(_SECOND[digit])
+)
+
+
+def batch_probabilities(label: int, group: str) -> np.ndarray:
+    """P(batch | label, group) over ``BATCHES``: volume times exp(+-effect/2)."""
+    strength = STRENGTH * GROUP_STRENGTH.get(group, 1.0)
+    sign = 1.0 if label == 1 else -1.0
+    volume = np.array([b.volume for b in BATCHES])
+    effect = np.array([b.effect for b in BATCHES])
+    weights = volume * np.exp(sign * strength * effect / 2.0)
+    return weights / weights.sum()
+
+
+def _systematic(rng: np.random.Generator, probs: np.ndarray, n: int) -> np.ndarray:
+    """``n`` batch indices whose counts follow ``probs`` within one per batch, shuffled.
+
+    Systematic sampling keeps each cluster's label-conditional batch mix close to the
+    plan even for a handful of positives, so the shortcut's strength per cluster does not
+    hinge on sampling luck at small scale.
+    """
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    points = (rng.random() + np.arange(n)) / n
+    idx = np.searchsorted(np.cumsum(probs), points, side="right")
+    idx = np.minimum(idx, len(probs) - 1)
+    return rng.permutation(idx)
+
+
+def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> list[str]:
+    """One four-character id per label: a batch prefix drawn given the label, then two
+    uniformly random alphanumerics (so the full id carries no more label signal)."""
+    labels = np.asarray(labels)
+    batch_idx = np.empty(len(labels), dtype=np.int64)
+    for label in (0, 1):
+        where = np.flatnonzero(labels == label)
+        batch_idx[where] = _systematic(rng, batch_probabilities(label, group), len(where))
+    suffix = rng.integers(0, len(_ALNUM), size=(len(labels), 2))
+    return [
+        BATCHES[b].prefix + _ALNUM[s0] + _ALNUM[s1]
+        for b, (s0, s1) in zip(batch_idx.tolist(), suffix.tolist(), strict=True)
+    ]
+
+
+def prefix_auroc(group: str, *, chars: int) -> float:
+    """Population AUROC of the ideal prefix lookup on ``chars`` (1 or 2) leading
+    characters for ``group``: the ceiling any prefix lookup can reach there."""
+    p1 = batch_probabilities(1, group)
+    p0 = batch_probabilities(0, group)
+    keys = [b.prefix[:chars] for b in BATCHES]
+    uniq = sorted(set(keys))
+    q1 = np.array([sum(p for p, k in zip(p1, keys, strict=True) if k == u) for u in uniq])
+    q0 = np.array([sum(p for p, k in zip(p0, keys, strict=True) if k == u) for u in uniq])
+    order = np.argsort(q1 / q0, kind="stable")
+    auc, below = 0.0, 0.0
+    for i in order:
+        auc += q1[i] * (below + 0.5 * q0[i])
+        below += q0[i]
+    return float(auc)
