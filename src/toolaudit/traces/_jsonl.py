@@ -36,7 +36,9 @@ def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise TraceFormatError(path, lineno, None, f"malformed JSON ({exc.msg})") from None
+                raise TraceFormatError(
+                    path, lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
+                ) from None
             if not isinstance(obj, dict):
                 raise TraceFormatError(
                     path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"

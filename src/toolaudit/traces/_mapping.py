@@ -39,7 +39,8 @@ class FieldMapping(BaseModel):
     the strings that mean 1). ``tools`` and ``tool_names`` usually use ``[*]`` and must
     yield lists of the same length; without ``tool_names`` sections are named
     ``tool_1``, ``tool_2``, ... Unset optional paths leave the Example's default
-    (``id`` defaults to ``<file stem>:<line>``).
+    (``id`` defaults to ``<file stem>:<line>``). A path that is set must exist in every
+    record (its value may be null), except ``meta`` paths, which are copied when present.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -188,7 +189,7 @@ def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
         ]
     messages = None
     if m.messages:
-        raw = _get(obj, m.messages, path=path, line=line, default=None)
+        raw = _get(obj, m.messages, path=path, line=line)
         if isinstance(raw, list):
             messages = [
                 ChatMessage(role=as_text(x.get("role")), content=as_text(x.get("content")))
@@ -199,7 +200,7 @@ def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
     def opt(p: str | None) -> str | None:
         if p is None:
             return None
-        v = _get(obj, p, path=path, line=line, default=None)
+        v = _get(obj, p, path=path, line=line)  # a mapped path must exist; null is allowed
         return None if v is None else as_text(v)
 
     return Example(

@@ -34,7 +34,9 @@ def read_json_document(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise TraceFormatError(path, exc.lineno, None, f"malformed JSON ({exc.msg})") from None
+        raise TraceFormatError(
+            path, exc.lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
+        ) from None
 
 
 def first_record_line(path: str | Path) -> tuple[int, str]:
