@@ -1,1 +1,73 @@
-"""probes audit."""
+"""probe audit: paired mutations, counterfactual rescoring, controls and a judge audit.
+
+Entry points: :func:`run_probe_study` / :func:`analyze_study` (the controlled ResearchOps
+suite), :func:`compare_files` (two imported result files as a paired comparison),
+:func:`judge_audit` (verdict records), and the mutations in ``CONDITIONS``.
+"""
+
+from toolaudit.probes._analysis import Run, analyze_runs, reduce_records
+from toolaudit.probes._compare import compare_files, compare_sides, read_side, rerun_flips
+from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
+from toolaudit.probes._judge import VerdictRecord, judge_audit, read_verdicts, simulate_verdicts
+from toolaudit.probes._mutations import (
+    CONDITIONS,
+    Compose,
+    EvalConfig,
+    Identity,
+    IncentiveChange,
+    MisleadingNames,
+    Mutation,
+    Reformat,
+    RubricChange,
+    ToolRename,
+    action_sequence,
+    condition_config,
+    invert_episode,
+)
+from toolaudit.probes._policies import POLICIES, Agent, make_policy
+from toolaudit.probes._selection import selection_experiment
+from toolaudit.probes._study import analyze_study, findings, load_records, run_probe_study
+from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
+
+__all__ = [
+    "CONDITIONS",
+    "POLICIES",
+    "Agent",
+    "Compose",
+    "CompositeVerifier",
+    "Environment",
+    "EvalConfig",
+    "Identity",
+    "IncentiveChange",
+    "MisleadingNames",
+    "Mutation",
+    "Reformat",
+    "RubricChange",
+    "Run",
+    "RunSpec",
+    "Score",
+    "ToolRename",
+    "Verifier",
+    "VerdictRecord",
+    "action_sequence",
+    "analyze_runs",
+    "analyze_study",
+    "compare_files",
+    "compare_sides",
+    "condition_config",
+    "findings",
+    "invert_episode",
+    "judge_audit",
+    "load_records",
+    "make_policy",
+    "read_side",
+    "read_verdicts",
+    "reduce_records",
+    "rerun_flips",
+    "run_one",
+    "run_probe_study",
+    "run_study",
+    "selection_experiment",
+    "simulate_verdicts",
+    "study_specs",
+]

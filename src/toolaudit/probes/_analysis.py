@@ -1,0 +1,286 @@
+"""Score-level diagnostics of a probe study: VRG, MSR, MTR, PTD, rescoring, controls.
+
+Definitions (the seed's §2.2 and Appendix A). A *pair* is an original run and a mutated
+run of the same task, policy and seed label.
+
+* VRG = mean over pairs of (original score − mutated score); positive = the mutation
+  lowers the score. Each run is scored under its own condition.
+* VRG rescored = the same with the mutated trajectory mapped back to canonical names
+  and presentation and scored under the original rule (counterfactual rescoring).
+* MSR = fraction of mutated runs that pass. MTR = the same over pairs whose original run
+  passed; undefined (null, not zero) when no original run passes.
+* PTD (proxy tasks only) = per task, max visible proxy reward minus max true quality
+  over the cell's runs, averaged over the proxy tasks; other tasks are excluded.
+* behaviour changed = the canonical action sequences (names mapped back, arguments
+  compared) of the pair differ.
+
+Intervals resample whole tasks (task-cluster bootstrap); Δ = mutated − original is
+judged against ±margin on its 90% interval; exact McNemar on pass/fail pairs, with Holm
+and Bonferroni corrections across the mutated cells.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from toolaudit.probes._harness import task_of
+from toolaudit.probes._mutations import MUTATED, EvalConfig, action_sequence, invert_episode
+from toolaudit.probes._policies import POLICIES
+from toolaudit.probes._verifier import CompositeVerifier
+from toolaudit.stats import (
+    Interval,
+    bonferroni,
+    cluster_bootstrap,
+    equivalence_verdict,
+    holm,
+    mcnemar_exact,
+)
+from toolaudit.traces import Episode
+
+# Probes whose gap a gap-only leaderboard would read as robustness (not the controls).
+PROBES = ("tool_rename", "reformat", "rubric_change", "incentive_change")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One record reduced to what the analyses need."""
+
+    task: str
+    policy: str
+    condition: str
+    seed: int
+    reward: float
+    rescored: float
+    passed: bool
+    quality: float
+    proxy: float | None
+    proxy_task: bool
+    actions: tuple[str, ...]
+    calls: int
+
+
+def reduce_records(episodes: Sequence[Episode]) -> list[Run]:
+    """Rescore every record after mapping it back to canonical terms."""
+    verifier = CompositeVerifier()
+    runs = []
+    for ep in episodes:
+        task, config = task_of(ep)
+        canon = invert_episode(ep, config)
+        rescored = verifier.score(canon, task, EvalConfig()).total
+        src = ep.source
+        runs.append(
+            Run(
+                task=ep.task_id,
+                policy=str(src["policy"]),
+                condition=ep.condition,
+                seed=ep.trial,
+                reward=float(ep.reward if ep.reward is not None else float("nan")),
+                rescored=rescored,
+                passed=bool(src["passed"]),
+                quality=float(src["true_quality"]),
+                proxy=src.get("proxy_reward"),
+                proxy_task=bool(src.get("proxy_task")),
+                actions=tuple(action_sequence(canon)),
+                calls=len(ep.tool_calls()),
+            )
+        )
+    return runs
+
+
+def _iv(interval: Interval) -> list[float]:
+    return [interval.low, interval.high]
+
+
+def _boot(
+    clusters: Sequence[str], values: np.ndarray, *, level: float, seed: int, n_boot: int
+) -> Interval:
+    def stat(idx: np.ndarray) -> float:
+        v = values[idx]
+        v = v[~np.isnan(v)]
+        return float(v.mean()) if v.size else float("nan")
+
+    return cluster_bootstrap(clusters, stat, n_boot=n_boot, level=level, seed=seed)
+
+
+def ptd_by_task(runs: Sequence[Run]) -> dict[str, float]:
+    """Per proxy task: max visible proxy reward − max true quality over ``runs``."""
+    proxy: dict[str, list[float]] = defaultdict(list)
+    quality: dict[str, list[float]] = defaultdict(list)
+    for r in runs:
+        if r.proxy_task and r.proxy is not None:
+            proxy[r.task].append(r.proxy)
+            quality[r.task].append(r.quality)
+    return {t: max(proxy[t]) - max(quality[t]) for t in sorted(proxy)}
+
+
+def _pairs(runs: Sequence[Run]) -> dict[tuple[str, str], dict[tuple[str, int], Run]]:
+    out: dict[tuple[str, str], dict[tuple[str, int], Run]] = defaultdict(dict)
+    for r in runs:
+        out[(r.policy, r.condition)][(r.task, r.seed)] = r
+    return out
+
+
+def _cell(
+    policy: str,
+    condition: str,
+    orig: dict[tuple[str, int], Run],
+    mut: dict[tuple[str, int], Run],
+    *,
+    margin: float,
+    seed: int,
+    n_boot: int,
+) -> dict[str, Any]:
+    keys = sorted(set(orig) & set(mut))
+    o = [orig[k] for k in keys]
+    m = [mut[k] for k in keys]
+    clusters = [k[0] for k in keys]
+    ro = np.array([r.reward for r in o])
+    rm = np.array([r.reward for r in m])
+    rs = np.array([r.rescored for r in m])
+    po = np.array([r.passed for r in o])
+    pm = np.array([r.passed for r in m])
+    gap = ro - rm
+    gap_rs = ro - rs
+    mtr_vals = np.where(po, pm.astype(float), np.nan)
+    b = int((po & ~pm).sum())
+    c = int((~po & pm).sum())
+    ptd = ptd_by_task(m)
+    ptd_vals = np.array(list(ptd.values()))
+    kw = {"seed": seed, "n_boot": n_boot}
+    delta90 = _boot(clusters, rm - ro, level=0.90, **kw)
+    return {
+        "policy": policy,
+        "condition": condition,
+        "n_pairs": len(keys),
+        "n_unpaired": len(set(orig) ^ set(mut)),
+        "vrg": float(gap.mean()),
+        "vrg_ci95": _iv(_boot(clusters, gap, level=0.95, **kw)),
+        "vrg_rescored": float(gap_rs.mean()),
+        "vrg_rescored_ci95": _iv(_boot(clusters, gap_rs, level=0.95, **kw)),
+        "msr": float(pm.mean()),
+        "msr_ci95": _iv(_boot(clusters, pm.astype(float), level=0.95, **kw)),
+        "mtr": float(np.nanmean(mtr_vals)) if po.any() else None,
+        "n_original_pass": int(po.sum()),
+        "ptd": float(ptd_vals.mean()) if ptd_vals.size else None,
+        "ptd_ci95": _iv(_boot(list(ptd), ptd_vals, level=0.95, **kw)) if ptd_vals.size else None,
+        "n_proxy_tasks": int(ptd_vals.size),
+        "pass_rate_original": float(po.mean()),
+        "pass_rate_mutated": float(pm.mean()),
+        "reward_original": float(ro.mean()),
+        "reward_mutated": float(rm.mean()),
+        "quality_original": float(np.mean([r.quality for r in o])),
+        "quality_mutated": float(np.mean([r.quality for r in m])),
+        "behavior_changed_rate": float(
+            np.mean([a.actions != b_.actions for a, b_ in zip(o, m, strict=True)])
+        ),
+        "flip_rate": float((po != pm).mean()),
+        "flip_rate_ci95": _iv(_boot(clusters, (po != pm).astype(float), level=0.95, **kw)),
+        "delta": float((rm - ro).mean()),
+        "delta_ci90": _iv(delta90),
+        "equivalence": equivalence_verdict(delta90, margin=margin).verdict,
+        "mcnemar_b": b,
+        "mcnemar_c": c,
+        "mcnemar_p": mcnemar_exact(b, c),
+        "mean_calls_mutated": float(np.mean([r.calls for r in m])),
+    }
+
+
+def analyze_runs(
+    runs: Sequence[Run], *, margin: float = 0.10, seed: int = 0, n_boot: int = 1000
+) -> dict[str, Any]:
+    """Every cell (policy × mutated condition), the policy summary and the repeat control."""
+    pairs = _pairs(runs)
+    policies = [p for p in POLICIES if (p, "original") in pairs]
+    policies += sorted({p for p, _ in pairs} - set(policies))
+    cells: list[dict[str, Any]] = []
+    for p in policies:
+        orig = pairs.get((p, "original"), {})
+        base = list(orig.values())
+        ptd0 = ptd_by_task(base)
+        cells.append(
+            {
+                "policy": p,
+                "condition": "original",
+                "n_pairs": len(base),
+                "vrg": None,
+                "vrg_rescored": None,
+                "msr": None,
+                "mtr": None,
+                "ptd": float(np.mean(list(ptd0.values()))) if ptd0 else None,
+                "pass_rate_original": float(np.mean([r.passed for r in base])) if base else None,
+                "reward_original": float(np.mean([r.reward for r in base])) if base else None,
+                "quality_original": float(np.mean([r.quality for r in base])) if base else None,
+                "behavior_changed_rate": None,
+                "mean_calls_mutated": float(np.mean([r.calls for r in base])) if base else None,
+            }
+        )
+        for cond in MUTATED:
+            if (p, cond) in pairs and orig:
+                cells.append(
+                    _cell(p, cond, orig, pairs[(p, cond)], margin=margin, seed=seed, n_boot=n_boot)
+                )
+    tested = [c for c in cells if c["condition"] != "original"]
+    pvalues = [float(c["mcnemar_p"]) for c in tested]
+    for c, ph, pb in zip(tested, holm(pvalues), bonferroni(pvalues), strict=True):
+        c["mcnemar_p_holm"] = ph
+        c["mcnemar_p_bonferroni"] = pb
+    return {
+        "cells": cells,
+        "policies": policy_summary(cells),
+        "repeat_control": repeat_control(cells),
+    }
+
+
+def policy_summary(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per policy: mean gap and MSR over the probes, and the gap-only vs MSR rankings."""
+    rows = []
+    for p in dict.fromkeys(c["policy"] for c in cells):
+        probe = [c for c in cells if c["policy"] == p and c["condition"] in PROBES]
+        if not probe:
+            continue
+        rows.append(
+            {
+                "policy": p,
+                "mean_vrg": float(np.mean([c["vrg"] for c in probe])),
+                "mean_abs_vrg": float(np.mean([abs(c["vrg"]) for c in probe])),
+                "mean_vrg_rescored": float(np.mean([c["vrg_rescored"] for c in probe])),
+                "mean_msr": float(np.mean([c["msr"] for c in probe])),
+            }
+        )
+    by_gap = sorted(rows, key=lambda r: (r["mean_abs_vrg"], r["policy"]))
+    by_msr = sorted(rows, key=lambda r: (-r["mean_msr"], r["policy"]))
+    for r in rows:
+        r["gap_only_rank"] = by_gap.index(r) + 1
+        r["msr_rank"] = by_msr.index(r) + 1
+        # A small gap with no passing mutated run: a gap-only leaderboard calls it robust.
+        r["misranked_by_gap"] = r["mean_msr"] == 0.0 and r["gap_only_rank"] <= len(rows) // 2 + 1
+    return rows
+
+
+def repeat_control(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per policy: pass flips between identical reruns against flips under each change."""
+    out = []
+    for p in dict.fromkeys(c["policy"] for c in cells):
+        rep = next((c for c in cells if c["policy"] == p and c["condition"] == "repeat"), None)
+        if rep is None:
+            continue
+        changed = {
+            c["condition"]: c["flip_rate"]
+            for c in cells
+            if c["policy"] == p and c["condition"] not in ("original", "repeat")
+        }
+        out.append(
+            {
+                "policy": p,
+                "repeat_flip_rate": rep["flip_rate"],
+                "repeat_flip_rate_ci95": rep["flip_rate_ci95"],
+                "changed_flip_rate": changed,
+                "exceeds_repeat": {k: v > rep["flip_rate_ci95"][1] for k, v in changed.items()},
+            }
+        )
+    return out

@@ -1,0 +1,204 @@
+"""Paired statistics on imported results: rerun flips and two-file comparisons.
+
+* Trials of one task are identical reruns: the flip rate (pairs of trials whose pass
+  outcome differs) with a task-cluster bootstrap interval; undefined (null) when no task
+  has two scored trials.
+* Two result files over the same tasks are a paired comparison: exact McNemar on runs
+  paired by (task, trial), the paired difference Δ = mean over tasks of (B − A) with
+  95% and 90% task-cluster intervals, and the equivalence verdict on the 90% interval.
+
+Bad input is counted and reported, never silently dropped or imputed: runs without a
+reward, runs that ended prematurely (``agent_error``, ``too_many_errors``, ...; kept as
+scored by default, as the benchmark scores them), tasks present on one side only, and
+tasks with fewer trials than the file's most common trial count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolaudit.errors import DataError
+from toolaudit.stats import cluster_bootstrap, equivalence_verdict, mcnemar_exact
+from toolaudit.traces import Episode, load_episodes
+
+NORMAL_ENDINGS = {None, "user_stop", "agent_stop", "submitted"}
+
+
+@dataclass(slots=True)
+class ResultSide:
+    """One results file reduced to rewards per task and trial, with its bad-input counts."""
+
+    path: str
+    rewards: dict[str, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
+    n_runs: int = 0
+    unrewarded: list[str] = field(default_factory=list)
+    premature: list[str] = field(default_factory=list)
+    excluded_premature: int = 0
+    duplicate_runs: int = 0
+
+    def tasks_missing_trials(self) -> dict[str, int]:
+        """Task -> number of scored trials, for tasks below the modal trial count."""
+        counts = {t: len(v) for t, v in self.rewards.items()}
+        if not counts:
+            return {}
+        modal = Counter(counts.values()).most_common(1)[0][0]
+        return {t: n for t, n in sorted(counts.items()) if n < modal}
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for the results JSON."""
+        trials = Counter(len(v) for v in self.rewards.values())
+        return {
+            "path": self.path,
+            "runs": self.n_runs,
+            "tasks": len(self.rewards),
+            "scored_runs": sum(len(v) for v in self.rewards.values()),
+            "trials_per_task": {str(k): v for k, v in sorted(trials.items())},
+            "unrewarded_runs": len(self.unrewarded),
+            "unrewarded": self.unrewarded,
+            "premature_runs": len(self.premature),
+            "premature": self.premature,
+            "excluded_premature": self.excluded_premature,
+            "duplicate_runs": self.duplicate_runs,
+            "tasks_missing_trials": self.tasks_missing_trials(),
+        }
+
+
+def read_side(
+    path: str | Path,
+    *,
+    episodes: Iterable[Episode] | None = None,
+    exclude_premature: bool = False,
+) -> ResultSide:
+    """Load a results file (any format ``toolaudit.traces`` reads) into a ResultSide."""
+    side = ResultSide(str(path))
+    for ep in episodes if episodes is not None else load_episodes(path):
+        side.n_runs += 1
+        label = f"{ep.task_id}#{ep.trial}"
+        premature = ep.termination_reason not in NORMAL_ENDINGS
+        if premature:
+            side.premature.append(f"{label}:{ep.termination_reason}")
+        if ep.reward is None:
+            side.unrewarded.append(label)
+            continue
+        if premature and exclude_premature:
+            side.excluded_premature += 1
+            continue
+        if ep.trial in side.rewards[ep.task_id]:
+            side.duplicate_runs += 1
+            continue
+        side.rewards[ep.task_id][ep.trial] = float(ep.reward)
+    return side
+
+
+def rerun_flips(
+    side: ResultSide, *, threshold: float = 0.5, seed: int = 0, n_boot: int = 2000
+) -> dict[str, Any]:
+    """Flip rate between identical reruns (trials of one task)."""
+    clusters, flips = [], []
+    for task, trials in sorted(side.rewards.items()):
+        passes = [trials[k] >= threshold for k in sorted(trials)]
+        for a, b in combinations(passes, 2):
+            clusters.append(task)
+            flips.append(float(a != b))
+    if not flips:
+        return {
+            "flip_rate": None,
+            "ci95": None,
+            "n_pairs": 0,
+            "n_tasks": 0,
+            "note": "no task has two scored trials; rerun variation is not measurable",
+        }
+    arr = np.array(flips)
+    iv = cluster_bootstrap(clusters, lambda idx: float(arr[idx].mean()), n_boot=n_boot, seed=seed)
+    return {
+        "flip_rate": float(arr.mean()),
+        "ci95": [iv.low, iv.high],
+        "n_pairs": len(flips),
+        "n_tasks": len(set(clusters)),
+    }
+
+
+def compare_sides(
+    a: ResultSide,
+    b: ResultSide,
+    *,
+    margin: float = 0.10,
+    threshold: float = 0.5,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> dict[str, Any]:
+    """McNemar, paired difference with intervals and the equivalence verdict."""
+    common = sorted(set(a.rewards) & set(b.rewards), key=_natural)
+    only_a = sorted(set(a.rewards) - set(b.rewards), key=_natural)
+    only_b = sorted(set(b.rewards) - set(a.rewards), key=_natural)
+    if not common:
+        raise DataError(f"{a.path} and {b.path} share no scored task; nothing to pair")
+    diffs = np.array(
+        [
+            np.mean(list(b.rewards[t].values())) - np.mean(list(a.rewards[t].values()))
+            for t in common
+        ]
+    )
+    bb = cc = 0
+    unpaired_trials = 0
+    for t in common:
+        for k in sorted(set(a.rewards[t]) | set(b.rewards[t])):
+            if k not in a.rewards[t] or k not in b.rewards[t]:
+                unpaired_trials += 1
+                continue
+            pa, pb = a.rewards[t][k] >= threshold, b.rewards[t][k] >= threshold
+            bb += pa and not pb
+            cc += pb and not pa
+    idx_stat = lambda idx: float(diffs[idx].mean())  # noqa: E731
+    ci95 = cluster_bootstrap(common, idx_stat, n_boot=n_boot, level=0.95, seed=seed)
+    ci90 = cluster_bootstrap(common, idx_stat, n_boot=n_boot, level=0.90, seed=seed)
+    eq = equivalence_verdict(ci90, margin=margin)
+    mean_a = float(np.mean([np.mean(list(a.rewards[t].values())) for t in common]))
+    mean_b = float(np.mean([np.mean(list(b.rewards[t].values())) for t in common]))
+    return {
+        "a": a.summary(),
+        "b": b.summary(),
+        "paired_tasks": len(common),
+        "only_in_a": only_a,
+        "only_in_b": only_b,
+        "unpaired_trials": unpaired_trials,
+        "mean_reward_a": mean_a,
+        "mean_reward_b": mean_b,
+        "delta": float(diffs.mean()),
+        "delta_ci95": [ci95.low, ci95.high],
+        "delta_ci90": [ci90.low, ci90.high],
+        "equivalence": eq.verdict,
+        "margin": margin,
+        "threshold": threshold,
+        "mcnemar": {"a_pass_b_fail": int(bb), "a_fail_b_pass": int(cc), "p": mcnemar_exact(bb, cc)},
+        "tasks_changed": int((diffs != 0).sum()),
+        "rerun_flips_a": rerun_flips(a, threshold=threshold, seed=seed, n_boot=n_boot),
+        "rerun_flips_b": rerun_flips(b, threshold=threshold, seed=seed, n_boot=n_boot),
+    }
+
+
+def compare_files(
+    path_a: str | Path,
+    path_b: str | Path,
+    *,
+    margin: float = 0.10,
+    threshold: float = 0.5,
+    exclude_premature: bool = False,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> dict[str, Any]:
+    """Paired comparison of two result files over the same tasks (B − A)."""
+    a = read_side(path_a, exclude_premature=exclude_premature)
+    b = read_side(path_b, exclude_premature=exclude_premature)
+    return compare_sides(a, b, margin=margin, threshold=threshold, seed=seed, n_boot=n_boot)
+
+
+def _natural(task: str) -> tuple[int, str]:
+    return (int(task), "") if task.isdigit() else (1 << 30, task)

@@ -1,0 +1,289 @@
+"""Paired runs over tasks × policies × conditions × seeds, recorded as Episodes.
+
+Every run is one :class:`toolaudit.traces.Episode` in ``DIR/records.jsonl`` carrying the
+hash of its configuration. Runs execute in parallel (joblib), are appended and flushed
+as they finish, and a rerun skips every configuration already recorded, so an
+interrupted study resumes. When the study completes the file is rewritten in canonical
+order, so two studies with the same seeds give byte-identical records whatever the
+parallelism.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from toolaudit.errors import ConfigError, TraceFormatError
+from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config
+from toolaudit.probes._policies import POLICIES, make_policy
+from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
+from toolaudit.probes._verifier import CompositeVerifier
+from toolaudit.traces import Episode, Message, ToolCall
+
+logger = logging.getLogger(__name__)
+
+SUITE = "researchops"
+SUITE_VERSION = 1
+Progress = Callable[[int, int, str], None]
+
+
+class Environment(Protocol):
+    """One run's simulator: executes shown tool names and exposes its end state."""
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """Execute a tool; returns (observation text, is_error)."""
+        ...
+
+    def final_state(self) -> dict[str, Any]:
+        """What the verifier may read after the run."""
+        ...
+
+    def true_quality(self) -> float:
+        """Simulator-defined quality (never shown to the verifier)."""
+        ...
+
+    def proxy_reward(self) -> float | None:
+        """The visible proxy reward, or None without a proxy channel."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """One run: task index, policy, condition and seed label."""
+
+    task: int
+    policy: str
+    condition: str
+    seed_label: int
+    base_seed: int = 0
+
+    @property
+    def instance_seed(self) -> int:
+        """The seed of the task instance (shared by every condition of a pair)."""
+        return self.base_seed * 1000 + self.seed_label
+
+    def config(self) -> dict[str, Any]:
+        """Everything that determines the run (hashed into ``config_hash``)."""
+        return {
+            "suite": SUITE,
+            "suite_version": SUITE_VERSION,
+            "task": self.task,
+            "policy": self.policy,
+            "condition": self.condition,
+            "seed": self.instance_seed,
+            "eval": condition_config(self.condition).describe(),
+        }
+
+    def config_hash(self) -> str:
+        """A stable 16-hex-digit hash of :meth:`config`."""
+        text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def sort_key(self) -> tuple[int, int, int, int]:
+        """Canonical record order: task, policy, condition, seed."""
+        return (
+            self.task,
+            list(POLICIES).index(self.policy),
+            list(CONDITIONS).index(self.condition),
+            self.seed_label,
+        )
+
+
+def study_specs(
+    *,
+    tasks: Sequence[int] | None = None,
+    policies: Sequence[str] | None = None,
+    conditions: Sequence[str] | None = None,
+    n_seeds: int = 3,
+    base_seed: int = 0,
+) -> list[RunSpec]:
+    """Every run of a study, in canonical order."""
+    pols = list(policies or POLICIES)
+    conds = list(conditions or CONDITIONS)
+    for p in pols:
+        if p not in POLICIES:
+            raise ConfigError.invalid("policy", list(POLICIES), p)
+    for c in conds:
+        if c not in CONDITIONS:
+            raise ConfigError.invalid("condition", list(CONDITIONS), c)
+    specs = [
+        RunSpec(t, p, c, s, base_seed)
+        for t in (tasks if tasks is not None else range(N_TASKS))
+        for p in pols
+        for c in conds
+        for s in range(n_seeds)
+    ]
+    return sorted(specs, key=RunSpec.sort_key)
+
+
+def _system_text(view: TaskView) -> str:
+    tools = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in view.tools
+    ]
+    return f"{view.rubric}\nTools: {json.dumps(tools, separators=(',', ':'))}"
+
+
+def run_one(spec: RunSpec) -> Episode:
+    """Execute one run and return its Episode (reward scored under its own condition)."""
+    task = make_task(spec.task, spec.instance_seed)
+    config = condition_config(spec.condition)
+    view = task_view(task, config)
+    env = ResearchOpsEnv(task, config)
+    messages = [
+        Message(role="system", content=_system_text(view)),
+        Message(role="user", content=view.prompt),
+    ]
+
+    def call(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        cid = f"call_{len(messages) // 2}"
+        messages.append(
+            Message(role="assistant", tool_calls=[ToolCall(id=cid, name=name, arguments=arguments)])
+        )
+        text, err = env.call(name, arguments)
+        messages.append(Message(role="tool", tool_call_id=cid, name=name, content=text, error=err))
+        return text, err
+
+    final = make_policy(spec.policy).run(view, call)
+    messages.append(Message(role="assistant", content=final))
+    episode = Episode(
+        task_id=task.task_id,
+        trial=spec.seed_label,
+        seed=spec.instance_seed,
+        condition=spec.condition,
+        messages=messages,
+        termination_reason="submitted",
+        source={"final_state": env.final_state()},
+    )
+    score = CompositeVerifier().score(episode, task, config)
+    return episode.model_copy(
+        update={
+            "reward": score.total,
+            "reward_components": score.components,
+            "source": {
+                "suite": SUITE,
+                "suite_version": SUITE_VERSION,
+                "config_hash": spec.config_hash(),
+                "policy": spec.policy,
+                "condition": spec.condition,
+                "seed_label": spec.seed_label,
+                "base_seed": spec.base_seed,
+                "passed": score.passed,
+                "true_quality": env.true_quality(),
+                "proxy_reward": env.proxy_reward(),
+                "proxy_task": task.proxy,
+                "final_state": env.final_state(),
+            },
+        }
+    )
+
+
+def _run_chunk(specs: Sequence[RunSpec]) -> list[str]:
+    return [run_one(s).model_dump_json() for s in specs]
+
+
+def _read_done(path: Path) -> dict[str, str]:
+    """Config hash -> record line of every complete record already in ``path``; a
+    truncated final line (an interrupted append) is dropped from the file."""
+    done: dict[str, str] = {}
+    if not path.exists():
+        return done
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        cut = raw.rfind(b"\n") + 1
+        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
+        path.write_bytes(raw[:cut])
+        raw = raw[:cut]
+    for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            done[obj["source"]["config_hash"]] = line
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise TraceFormatError(
+                path, lineno, "source.config_hash", "not a probe run record"
+            ) from None
+    return done
+
+
+def _chunks(items: Sequence[RunSpec], size: int) -> Iterator[Sequence[RunSpec]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def run_study(
+    out_dir: str | Path,
+    specs: Sequence[RunSpec],
+    *,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+) -> Path:
+    """Run ``specs`` into ``out_dir/records.jsonl``; returns the records path.
+
+    Already-recorded configurations are skipped (resume). Finished runs are appended and
+    flushed chunk by chunk; at the end the file is rewritten in canonical order.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "records.jsonl"
+    done = _read_done(path)
+    todo = [s for s in specs if s.config_hash() not in done]
+    logger.info("%d runs recorded, %d to run", len(done), len(todo))
+    total, finished = len(specs), len(specs) - len(todo)
+    cb = progress or (lambda d, t, label: None)
+    cb(finished, total, "runs")
+    chunk = max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
+    parts = list(_chunks(todo, chunk))
+    results: Iterable[list[str]]
+    if n_jobs == 1 or len(parts) <= 1:
+        results = (_run_chunk(p) for p in parts)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_run_chunk)(p) for p in parts
+        )
+    with path.open("a", encoding="utf-8") as fh:
+        for lines in results:
+            for line in lines:
+                fh.write(line + "\n")
+            fh.flush()
+            finished += len(lines)
+            cb(finished, total, "runs")
+    _canonicalise(path)
+    return path
+
+
+def _canonicalise(path: Path) -> None:
+    lines = _read_done(path)
+    ordered = sorted(lines.values(), key=lambda line: _record_key(json.loads(line)))
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(line + "\n" for line in ordered), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _record_key(obj: dict[str, Any]) -> tuple[Any, ...]:
+    src = obj["source"]
+    return (
+        obj["task_id"],
+        list(POLICIES).index(src["policy"]) if src["policy"] in POLICIES else 99,
+        list(CONDITIONS).index(src["condition"]) if src["condition"] in CONDITIONS else 99,
+        src["seed_label"],
+        src["config_hash"],
+    )
+
+
+def task_of(episode: Episode) -> tuple[Task, EvalConfig]:
+    """Regenerate a record's task instance (with its hidden target) and configuration."""
+    from toolaudit.probes._suite import task_index
+
+    return make_task(task_index(episode.task_id), int(episode.seed or 0)), condition_config(
+        episode.condition
+    )
