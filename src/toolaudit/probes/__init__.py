@@ -25,6 +25,7 @@ from toolaudit.probes._mutations import (
     invert_episode,
 )
 from toolaudit.probes._policies import POLICIES, Agent, make_policy
+from toolaudit.probes._report import compare_section, demo_sections, study_section
 from toolaudit.probes._selection import selection_experiment
 from toolaudit.probes._study import analyze_study, findings, load_records, run_probe_study
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
@@ -53,6 +54,8 @@ __all__ = [
     "analyze_runs",
     "analyze_study",
     "compare_files",
+    "compare_section",
+    "demo_sections",
     "compare_sides",
     "condition_config",
     "findings",
@@ -69,5 +72,6 @@ __all__ = [
     "run_study",
     "selection_experiment",
     "simulate_verdicts",
+    "study_section",
     "study_specs",
 ]

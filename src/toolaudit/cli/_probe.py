@@ -1,0 +1,288 @@
+"""``toolaudit probe``: paired mutations, rescoring, paired comparisons, judge audit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.errors import ConfigError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``probe run|analyze|compare|judge|reruns``."""
+    probe = sub.add_parser(
+        "probe",
+        help="did a score change come from the agent, the environment or the verifier?",
+        description="Paired evaluation mutations with trajectory comparison and "
+        "counterfactual rescoring (TRACE), paired comparisons of result files, judge audits.",
+    )
+    psub = probe.add_subparsers(dest="probe_command", metavar="ACTION")
+    probe.set_defaults(func=lambda args: (probe.print_help(), 2)[1])
+
+    p = add_parser(
+        psub,
+        "run",
+        help="run the controlled study (resumes; parallel) and analyse it",
+        example="toolaudit probe run --suite researchops --out out/probe --n-jobs 2",
+    )
+    p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="study folder (records.jsonl, probe.json)"
+    )
+    p.add_argument("--seeds", type=int, default=3, help="seed labels per task, policy, condition")
+    p.add_argument("--seed", type=int, default=0, help="base seed (task instances, bootstrap)")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
+    p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
+    _analysis_options(p)
+    p.set_defaults(func=_run)
+
+    p = add_parser(
+        psub,
+        "analyze",
+        help="analyse a study folder into DIR/probe.json",
+        example="toolaudit probe analyze out/probe --json",
+    )
+    p.add_argument("dir", type=Path, help="study folder holding records.jsonl")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap and simulated-judge seed")
+    _analysis_options(p)
+    p.set_defaults(func=_analyze)
+
+    p = add_parser(
+        psub,
+        "compare",
+        help="paired comparison of two result files over the same tasks (B − A)",
+        example="toolaudit probe compare retail__gpt-4.1__user-gpt-4.1__test40x1.json "
+        "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json --json",
+    )
+    p.add_argument("a", type=Path, help="results file A (tau2, tau-bench, Episode JSONL)")
+    p.add_argument("b", type=Path, help="results file B")
+    p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
+    p.add_argument("--threshold", type=float, default=0.5, help="reward counted as a pass")
+    p.add_argument(
+        "--exclude-premature",
+        action="store_true",
+        help="exclude (and count) runs ended by agent_error / too_many_errors instead of "
+        "keeping them as scored",
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--out", type=Path, default=None, help="write DIR/compare.json")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_compare)
+
+    p = add_parser(
+        psub,
+        "reruns",
+        help="flip rate between identical reruns (trials of one task) in one results file",
+        example="toolaudit probe reruns results.json --json",
+    )
+    p.add_argument("path", type=Path, help="results file")
+    p.add_argument("--threshold", type=float, default=0.5, help="reward counted as a pass")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_reruns)
+
+    p = add_parser(
+        psub,
+        "judge",
+        help="judge audit from verdict records (judge, view, repeat, record_id, verdict)",
+        example="toolaudit probe judge verdicts.jsonl --json",
+    )
+    p.add_argument("verdicts", type=Path, help="verdict JSONL")
+    p.add_argument("--reference-view", default="original", help="view other views are compared to")
+    p.add_argument("--native-threshold", type=float, default=0.5, help="native reward = pass")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--out", type=Path, default=None, help="write DIR/judge.json")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_judge)
+
+
+def _analysis_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
+    p.add_argument("--n-boot", type=int, default=1000, help="task-cluster bootstrap resamples")
+    p.add_argument(
+        "--verdicts",
+        type=Path,
+        default=None,
+        help="judge verdict JSONL to audit "
+        "(default: seeded simulated judges over the study's records)",
+    )
+    p.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    p.add_argument("--json", action="store_true", help="print probe.json on stdout")
+
+
+def _check_positive(name: str, value: float) -> None:
+    if value <= 0:
+        raise ConfigError.invalid(name, "a positive number", value)
+
+
+def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
+    from toolaudit.probes import analyze_study, read_verdicts, study_section
+    from toolaudit.report import write_report
+
+    _check_positive("n-boot", args.n_boot)
+    _check_positive("margin", args.margin)
+    verdicts = read_verdicts(args.verdicts) if args.verdicts else None
+    result = analyze_study(
+        study, margin=args.margin, seed=args.seed, n_boot=args.n_boot, verdicts=verdicts
+    )
+    if args.report:
+        write_report(study, "toolaudit probe", [study_section(result, margin=args.margin)])
+    if args.json:
+        print_json(result)
+    else:
+        _print_summary(result, study)
+    return 0
+
+
+def _print_summary(result: dict[str, Any], study: Path) -> None:
+    out = sys.stdout
+    out.write(f"{result['records']} records -> {study / 'probe.json'}\n")
+    out.write(
+        f"{'policy':<14}{'condition':<18}{'VRG':>8}{'rescored':>10}{'MSR':>7}"
+        f"{'MTR':>7}{'PTD':>8}{'changed':>9}\n"
+    )
+    for c in result["cells"]:
+        if c["condition"] == "original":
+            continue
+        out.write(
+            f"{c['policy']:<14}{c['condition']:<18}{_f(c['vrg'])}{_f(c['vrg_rescored'], 10)}"
+            f"{_f(c['msr'], 7)}{_f(c['mtr'], 7)}{_f(c['ptd'])}{_f(c['behavior_changed_rate'], 9)}\n"
+        )
+    for r in result["policies"]:
+        if r["misranked_by_gap"]:
+            out.write(
+                f"note: {r['policy']} has a small mean gap ({r['mean_abs_vrg']:.3f}) but MSR "
+                f"{r['mean_msr']:.3f}: a gap-only ranking would misrank it as robust\n"
+            )
+
+
+def _f(v: float | None, width: int = 8) -> str:
+    return f"{'null':>{width}}" if v is None else f"{v:>{width}.3f}"
+
+
+def _run(args: argparse.Namespace) -> int:
+    from toolaudit.probes import run_probe_study
+
+    if args.n_jobs < 1:
+        raise ConfigError.invalid("n-jobs", "an integer >= 1", args.n_jobs)
+    with progress("probe runs", enabled=not args.json) as cb:
+        run_probe_study(
+            args.out,
+            suite=args.suite,
+            n_seeds=args.seeds,
+            seed=args.seed,
+            n_jobs=args.n_jobs,
+            progress=cb,
+        )
+    if args.no_analyze:
+        return 0
+    return _analyze_dir(args, args.out)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    return _analyze_dir(args, args.dir)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from toolaudit.probes import compare_files
+    from toolaudit.report import run_metadata, write_results
+
+    _check_positive("margin", args.margin)
+    result = compare_files(
+        args.a,
+        args.b,
+        margin=args.margin,
+        threshold=args.threshold,
+        exclude_premature=args.exclude_premature,
+        seed=args.seed,
+    )
+    result["meta"] = run_metadata(
+        command="probe compare",
+        seed=args.seed,
+        config={
+            "a": str(args.a),
+            "b": str(args.b),
+            "margin": args.margin,
+            "threshold": args.threshold,
+            "exclude_premature": args.exclude_premature,
+        },
+    )
+    if args.out:
+        write_results(args.out / "compare.json", result)
+    if args.json:
+        print_json(result)
+        return 0
+    mc = result["mcnemar"]
+    sys.stdout.write(
+        f"paired tasks {result['paired_tasks']} (only in A {len(result['only_in_a'])}, only in B "
+        f"{len(result['only_in_b'])}); mean A {result['mean_reward_a']:.3f}, "
+        f"mean B {result['mean_reward_b']:.3f}\n"
+        f"delta B-A {result['delta']:+.3f}  95% [{_f(result['delta_ci95'][0], 0)}, "
+        f"{_f(result['delta_ci95'][1], 0)}]  90% [{_f(result['delta_ci90'][0], 0)}, "
+        f"{_f(result['delta_ci90'][1], 0)}]  -> {result['equivalence']} (±{args.margin})\n"
+        f"McNemar: A pass/B fail {mc['a_pass_b_fail']}, A fail/B pass {mc['a_fail_b_pass']}, "
+        f"p = {mc['p']:.4f}\n"
+    )
+    for side in ("a", "b"):
+        s = result[side]
+        sys.stdout.write(
+            f"{side.upper()}: {s['runs']} runs, unrewarded {s['unrewarded_runs']}, premature "
+            f"{s['premature_runs']} (excluded {s['excluded_premature']}), tasks missing "
+            f"trials {len(s['tasks_missing_trials'])}\n"
+        )
+    return 0
+
+
+def _reruns(args: argparse.Namespace) -> int:
+    from toolaudit.probes import read_side, rerun_flips
+
+    side = read_side(args.path)
+    result = {"file": side.summary(), **rerun_flips(side, threshold=args.threshold, seed=args.seed)}
+    if args.json:
+        print_json(result)
+    elif result["flip_rate"] is None:
+        sys.stdout.write(f"{result['note']}\n")
+    else:
+        lo, hi = result["ci95"]
+        sys.stdout.write(
+            f"rerun flip rate {result['flip_rate']:.3f} [{_f(lo, 0)}, {_f(hi, 0)}] "
+            f"over {result['n_pairs']} trial pairs on {result['n_tasks']} tasks\n"
+        )
+    return 0
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from toolaudit.probes import judge_audit, read_verdicts
+    from toolaudit.report import run_metadata, write_results
+
+    result = judge_audit(
+        read_verdicts(args.verdicts),
+        reference_view=args.reference_view,
+        native_threshold=args.native_threshold,
+        seed=args.seed,
+    )
+    result["meta"] = run_metadata(
+        command="probe judge",
+        seed=args.seed,
+        config={"verdicts": str(args.verdicts), "reference_view": args.reference_view},
+    )
+    if args.out:
+        write_results(args.out / "judge.json", result)
+    if args.json:
+        print_json(result)
+        return 0
+    for j in result["judges"]:
+        sys.stdout.write(
+            f"{j['judge']}: view flips {_f(j['view_flips']['rate'], 0)}, repeat flips "
+            f"{_f(j['repeat_flips']['rate'], 0)}, agreement with native "
+            f"{_f(j['native_agreement'], 0)} (kappa {_f(j['native_kappa'], 0)})\n"
+        )
+    for b in result["between"]:
+        sys.stdout.write(
+            f"{b['judges'][0]} vs {b['judges'][1]}: disagreement "
+            f"{_f(b['disagreement'], 0)} on {b['n_records']} records\n"
+        )
+    return 0
