@@ -219,3 +219,43 @@ def test_bad_input_unknown_format_option_names_allowed_values(
     with pytest.raises(SystemExit) as info:
         main(["traces", "inspect", str(tmp_path), "--format", "csv"])
     assert info.value.code == 2
+
+
+def test_inspect_and_convert_with_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "runs.jsonl"
+    rows = [
+        {
+            "uid": f"u{i}",
+            "meta": {"reward": i / 4},
+            "task": {"id": f"t{i % 2}"},
+            "tool_outputs": [{"name": "search", "text": f"r{i}"}],
+        }
+        for i in range(5)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    mapping = tmp_path / "mapping.json"
+    mapping.write_text(
+        json.dumps(
+            {
+                "id": "uid",
+                "label": "meta.reward",
+                "label_threshold": 0.5,
+                "group": "task.id",
+                "tools": "tool_outputs[*].text",
+                "tool_names": "tool_outputs[*].name",
+            }
+        )
+    )
+    got = _inspect_json(capsys, str(data), "--mapping", str(mapping))
+    assert (got["format"], got["episodes"], got["tasks"], got["tool_results"]) == (
+        "mapped",
+        5,
+        2,
+        5,
+    )
+    assert got["mean_reward"] == pytest.approx(3 / 5)  # rewards 0.5, 0.75, 1.0 pass 0.5
+    out = tmp_path / "examples.jsonl"
+    assert main(["traces", "convert", str(data), "--mapping", str(mapping), "--out", str(out)]) == 0
+    assert [e.id for e in load_examples(out) if e.label] == ["u2", "u3", "u4"]

@@ -65,3 +65,13 @@ def test_load_domain_names_task_with_missing_action_name(tmp_path: Path) -> None
     with pytest.raises(TraceFormatError) as info:
         load_domain(tmp_path)
     assert info.value.field == "[0].evaluation_criteria.actions[0].name"
+
+
+def test_load_domain_mistyped_criteria_names_field(tmp_path: Path) -> None:
+    (tmp_path / "tasks.json").write_text(
+        json.dumps([{"id": "1", "evaluation_criteria": {"actions": [], "nl_assertions": 7}}])
+    )
+    with pytest.raises(TraceFormatError) as info:
+        load_domain(tmp_path)
+    assert info.value.field == "[0].evaluation_criteria.nl_assertions"
+    assert "expected a list, got int" in str(info.value)

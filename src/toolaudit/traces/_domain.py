@@ -124,7 +124,8 @@ def load_domain(path: str | Path) -> Domain:
 
 def _domain_name(raw_tasks: list[Any]) -> str | None:
     for t in raw_tasks:
-        instr = (t.get("user_scenario") or {}).get("instructions") if isinstance(t, dict) else None
+        scenario = t.get("user_scenario") if isinstance(t, dict) else None
+        instr = scenario.get("instructions") if isinstance(scenario, dict) else None
         if isinstance(instr, dict) and isinstance(instr.get("domain"), str):
             return str(instr["domain"])
     return None
@@ -145,13 +146,18 @@ def _task(raw: Any, *, where: str, path: Path) -> DomainTask:
                 action_id=act.get("action_id"),
             )
         )
+
+    def strings(key: str) -> tuple[str, ...]:
+        values = get_field(criteria, key, path=path, where=at, kind=list, default=[])
+        return tuple(str(x) for x in values)
+
     return DomainTask(
         id=str(task_id),
         instructions=_instructions(raw.get("user_scenario")),
         reference_actions=tuple(refs),
-        nl_assertions=tuple(str(x) for x in criteria.get("nl_assertions") or ()),
-        communicate_info=tuple(str(x) for x in criteria.get("communicate_info") or ()),
-        reward_basis=tuple(str(x) for x in criteria.get("reward_basis") or ()),
+        nl_assertions=strings("nl_assertions"),
+        communicate_info=strings("communicate_info"),
+        reward_basis=strings("reward_basis"),
         raw=raw,
     )
 

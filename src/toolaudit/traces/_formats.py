@@ -99,7 +99,7 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
             path,
             lineno,
             None,
-            f"unrecognised format: not JSON or JSONL (starts with {stripped[:12]!r}); "
+            f"unrecognised format: not JSON or JSONL (starts with {stripped.strip()[:12]!r}); "
             f"expected one of {', '.join(FORMAT_NAMES)}",
         )
     doc = read_json_document(path)

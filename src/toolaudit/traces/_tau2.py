@@ -83,12 +83,14 @@ def _episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, 
     sim_id = sim.get("id")
     return Episode(
         task_id=str(task_id),
-        trial=int(sim.get("trial") or 0),
+        trial=field(sim, "trial", path=path, where=where, kind=int, default=0),
         seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None,
         messages=_messages(raw_messages, where=f"{where}.messages", path=path),
         reward=reward,
         reward_components=components,
-        termination_reason=sim.get("termination_reason"),
+        termination_reason=field(
+            sim, "termination_reason", path=path, where=where, kind=str, default=None
+        ),
         source={
             **source,
             "simulation_id": sim_id,

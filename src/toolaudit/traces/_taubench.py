@@ -79,7 +79,7 @@ def _episode(rec: Any, *, where: str, index: int, path: Path, source: dict[str, 
         } or None
     return Episode(
         task_id=str(task_id),
-        trial=int(rec.get("trial") or 0),
+        trial=field(rec, "trial", path=path, where=where, kind=int, default=0),
         messages=_messages(traj, where=f"{where}.traj", path=path),
         reward=None if reward is None else float(reward),
         reward_components=components,
