@@ -101,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
-    p.add_argument("--n-boot", type=int, default=1000, help="task-cluster bootstrap resamples")
+    p.add_argument("--n-boot", type=int, default=2000, help="task-cluster bootstrap resamples")
     p.add_argument(
         "--verdicts",
         type=Path,

@@ -35,11 +35,11 @@ from toolaudit.probes._verifier import CompositeVerifier
 from toolaudit.stats import (
     Interval,
     bonferroni,
-    cluster_bootstrap,
     equivalence_verdict,
     holm,
     mcnemar_exact,
 )
+from toolaudit.stats._paired import cluster_mean_bootstrap
 from toolaudit.traces import Episode
 
 # Probes whose gap a gap-only leaderboard would read as robustness (not the controls).
@@ -99,12 +99,7 @@ def _iv(interval: Interval) -> list[float]:
 def _boot(
     clusters: Sequence[str], values: np.ndarray, *, level: float, seed: int, n_boot: int
 ) -> Interval:
-    def stat(idx: np.ndarray) -> float:
-        v = values[idx]
-        v = v[~np.isnan(v)]
-        return float(v.mean()) if v.size else float("nan")
-
-    return cluster_bootstrap(clusters, stat, n_boot=n_boot, level=level, seed=seed)
+    return cluster_mean_bootstrap(clusters, values, n_boot=n_boot, level=level, seed=seed)
 
 
 def ptd_by_task(runs: Sequence[Run]) -> dict[str, float]:
@@ -191,7 +186,7 @@ def _cell(
 
 
 def analyze_runs(
-    runs: Sequence[Run], *, margin: float = 0.10, seed: int = 0, n_boot: int = 1000
+    runs: Sequence[Run], *, margin: float = 0.10, seed: int = 0, n_boot: int = 2000
 ) -> dict[str, Any]:
     """Every cell (policy × mutated condition), the policy summary and the repeat control."""
     pairs = _pairs(runs)

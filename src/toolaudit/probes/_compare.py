@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from toolaudit.errors import DataError
-from toolaudit.stats import cluster_bootstrap, equivalence_verdict, mcnemar_exact
+from toolaudit.stats import equivalence_verdict, mcnemar_exact
+from toolaudit.stats._paired import cluster_mean_bootstrap
 from toolaudit.traces import Episode, load_episodes
 
 NORMAL_ENDINGS = {None, "user_stop", "agent_stop", "submitted"}
@@ -116,7 +117,7 @@ def rerun_flips(
             "note": "no task has two scored trials; rerun variation is not measurable",
         }
     arr = np.array(flips)
-    iv = cluster_bootstrap(clusters, lambda idx: float(arr[idx].mean()), n_boot=n_boot, seed=seed)
+    iv = cluster_mean_bootstrap(clusters, arr, n_boot=n_boot, seed=seed)
     return {
         "flip_rate": float(arr.mean()),
         "ci95": [iv.low, iv.high],
@@ -156,9 +157,8 @@ def compare_sides(
             pa, pb = a.rewards[t][k] >= threshold, b.rewards[t][k] >= threshold
             bb += pa and not pb
             cc += pb and not pa
-    idx_stat = lambda idx: float(diffs[idx].mean())  # noqa: E731
-    ci95 = cluster_bootstrap(common, idx_stat, n_boot=n_boot, level=0.95, seed=seed)
-    ci90 = cluster_bootstrap(common, idx_stat, n_boot=n_boot, level=0.90, seed=seed)
+    ci95 = cluster_mean_bootstrap(common, diffs, n_boot=n_boot, level=0.95, seed=seed)
+    ci90 = cluster_mean_bootstrap(common, diffs, n_boot=n_boot, level=0.90, seed=seed)
     eq = equivalence_verdict(ci90, margin=margin)
     mean_a = float(np.mean([np.mean(list(a.rewards[t].values())) for t in common]))
     mean_b = float(np.mean([np.mean(list(b.rewards[t].values())) for t in common]))

@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.errors import DataError
 from toolaudit.probes._analysis import Run
-from toolaudit.stats import cluster_bootstrap, cohen_kappa
+from toolaudit.stats import cohen_kappa
+from toolaudit.stats._paired import cluster_mean_bootstrap
 from toolaudit.traces import read_jsonl
 
 Verdict = Literal["pass", "fail", "insufficient"]
@@ -106,7 +107,7 @@ def _flip_rate(pairs: list[tuple[str, bool]], *, seed: int) -> dict[str, Any]:
         return {"rate": None, "ci95": None, "n_pairs": 0}
     clusters = [p[0] for p in pairs]
     flips = np.array([p[1] for p in pairs], dtype=float)
-    iv = cluster_bootstrap(clusters, lambda idx: float(flips[idx].mean()), n_boot=1000, seed=seed)
+    iv = cluster_mean_bootstrap(clusters, flips, n_boot=2000, seed=seed)
     return {"rate": float(flips.mean()), "ci95": [iv.low, iv.high], "n_pairs": len(pairs)}
 
 

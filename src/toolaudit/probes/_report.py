@@ -115,13 +115,37 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     sec.table(
         "Cells: gaps beside pass rates (95% task-cluster intervals; MTR undefined when no "
         "original run passes)",
-        ["policy", "condition", "VRG", "VRG 95%", "rescored", "MSR", "MTR", "pass orig",
-         "PTD", "changed", "Δ 90%", "equiv.", "McNemar p (Holm)"],
         [
-            [c["policy"], c["condition"], c["vrg"], c.get("vrg_ci95"), c["vrg_rescored"],
-             c["msr"], c["mtr"], c.get("pass_rate_original"), c["ptd"],
-             c["behavior_changed_rate"], c.get("delta_ci90"), c.get("equivalence"),
-             c.get("mcnemar_p_holm")]
+            "policy",
+            "condition",
+            "VRG",
+            "VRG 95%",
+            "rescored",
+            "MSR",
+            "MTR",
+            "pass orig",
+            "PTD",
+            "changed",
+            "Δ 90%",
+            "equiv.",
+            "McNemar p (Holm)",
+        ],
+        [
+            [
+                c["policy"],
+                c["condition"],
+                c["vrg"],
+                c.get("vrg_ci95"),
+                c["vrg_rescored"],
+                c["msr"],
+                c["mtr"],
+                c.get("pass_rate_original"),
+                c["ptd"],
+                c["behavior_changed_rate"],
+                c.get("delta_ci90"),
+                c.get("equivalence"),
+                c.get("mcnemar_p_holm"),
+            ]
             for c in cells
             if c["condition"] != "original"
         ],
@@ -136,8 +160,13 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
         "Repeat control: pass flips between identical reruns vs under each change",
         ["policy", "repeat flips", "tool_rename", "reformat", "misleading_names"],
         [
-            [r["policy"], r["repeat_flip_rate"], r["changed_flip_rate"].get("tool_rename"),
-             r["changed_flip_rate"].get("reformat"), r["changed_flip_rate"].get("misleading_names")]
+            [
+                r["policy"],
+                r["repeat_flip_rate"],
+                r["changed_flip_rate"].get("tool_rename"),
+                r["changed_flip_rate"].get("reformat"),
+                r["changed_flip_rate"].get("misleading_names"),
+            ]
             for r in result["repeat_control"]
         ],
     )
@@ -149,8 +178,16 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     sec.table(
         "Policy selection: chosen on 12 tasks, evaluated on the 13 held out",
         ["objective", "selected", "held-out pass rate", "held-out quality", "held-out PTD"],
-        [[r["objective"], r["selected"], r["heldout_pass_rate"], r["heldout_quality"],
-          r["heldout_ptd"]] for r in sel],
+        [
+            [
+                r["objective"],
+                r["selected"],
+                r["heldout_pass_rate"],
+                r["heldout_quality"],
+                r["heldout_ptd"],
+            ]
+            for r in sel
+        ],
     )
     judge = result.get("judge")
     if judge:
@@ -158,8 +195,17 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
         sec.table(
             f"Judge audit ({label}): flips across views vs identical repeats",
             ["judge", "view flips", "repeat flips", "pass rate", "agree native", "κ native"],
-            [[j["judge"], j["view_flips"]["rate"], j["repeat_flips"]["rate"], j["pass_rate"],
-              j["native_agreement"], j["native_kappa"]] for j in judge["judges"]],
+            [
+                [
+                    j["judge"],
+                    j["view_flips"]["rate"],
+                    j["repeat_flips"]["rate"],
+                    j["pass_rate"],
+                    j["native_agreement"],
+                    j["native_kappa"],
+                ]
+                for j in judge["judges"]
+            ],
         )
         for b in judge["between"]:
             sec.text(
@@ -184,11 +230,30 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
     mc = result["mcnemar"]
     sec.table(
         "Paired comparison (B − A)",
-        ["mean A", "mean B", "Δ", "Δ 95%", "Δ 90%", "equivalence (±margin)", "A✓B✗", "A✗B✓",
-         "McNemar p"],
-        [[result["mean_reward_a"], result["mean_reward_b"], result["delta"],
-          result["delta_ci95"], result["delta_ci90"], result["equivalence"],
-          mc["a_pass_b_fail"], mc["a_fail_b_pass"], mc["p"]]],
+        [
+            "mean A",
+            "mean B",
+            "Δ",
+            "Δ 95%",
+            "Δ 90%",
+            "equivalence (±margin)",
+            "A✓B✗",
+            "A✗B✓",
+            "McNemar p",
+        ],
+        [
+            [
+                result["mean_reward_a"],
+                result["mean_reward_b"],
+                result["delta"],
+                result["delta_ci95"],
+                result["delta_ci90"],
+                result["equivalence"],
+                mc["a_pass_b_fail"],
+                mc["a_fail_b_pass"],
+                mc["p"],
+            ]
+        ],
     )
     for side in ("a", "b"):
         fl = result[f"rerun_flips_{side}"]
@@ -230,5 +295,7 @@ def demo_sections(
         write_results(study / "compare_retail_test40.json", comp)
         sections.append(compare_section(comp, title="Probe audit: tau2 retail test40, paired"))
     else:
-        sections[0].text("tau2 retail test40 files not found under the data root; comparison skipped.")
+        sections[0].text(
+            "tau2 retail test40 files not found under the data root; comparison skipped."
+        )
     return sections

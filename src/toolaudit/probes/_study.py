@@ -105,7 +105,7 @@ def analyze_study(
     *,
     margin: float = 0.10,
     seed: int = 0,
-    n_boot: int = 1000,
+    n_boot: int = 2000,
     verdicts: Sequence[VerdictRecord] | None = None,
     write: bool = True,
 ) -> dict[str, Any]:

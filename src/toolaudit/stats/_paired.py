@@ -1,0 +1,60 @@
+"""Vectorised task-cluster bootstrap for pooled means (paired differences, rates).
+
+:func:`cluster_mean_bootstrap` gives exactly the interval that
+``toolaudit.stats.cluster_bootstrap`` gives for the statistic "mean of the non-missing
+values in the resampled rows" with the same seed (same cluster order, same random
+stream), but computes every resample at once from per-cluster sums and counts, which
+makes the probe study's hundreds of intervals take milliseconds each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from toolaudit.stats._auroc import Interval
+
+
+def cluster_mean_bootstrap(
+    clusters: Sequence[object],
+    values: ArrayLike,
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Interval:
+    """Percentile interval of the pooled mean of ``values``, resampling whole clusters.
+
+    NaN values are ignored (a resample with no value is dropped). The estimate is the
+    mean of all non-NaN values; it is NaN, with a NaN interval, when there is none.
+
+    Example:
+        >>> iv = cluster_mean_bootstrap(["t1", "t1", "t2"], [1.0, 0.0, 1.0], seed=0)
+        >>> round(iv.estimate, 3)
+        0.667
+    """
+    labels = np.asarray([str(c) for c in clusters])
+    vals = np.asarray(values, dtype=float)
+    if labels.size != vals.size:
+        raise ValueError(f"clusters ({labels.size}) and values ({vals.size}) differ in length")
+    uniq, inverse = np.unique(labels, return_inverse=True)
+    ok = ~np.isnan(vals)
+    sums = np.bincount(inverse[ok], weights=vals[ok], minlength=uniq.size)
+    counts = np.bincount(inverse[ok], minlength=uniq.size).astype(float)
+    total = counts.sum()
+    est = float(sums.sum() / total) if total else float("nan")
+    if np.isnan(est):
+        return Interval(est, float("nan"), float("nan"), level)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, uniq.size, size=(n_boot, uniq.size))
+    n = counts[picks].sum(axis=1)
+    s = sums[picks].sum(axis=1)
+    keep = n > 0
+    reps = s[keep] / n[keep]
+    if reps.size == 0:
+        return Interval(est, float("nan"), float("nan"), level)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
+    return Interval(est, float(lo), float(hi), level)
