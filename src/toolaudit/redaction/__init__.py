@@ -1,1 +1,96 @@
-"""redaction audit."""
+"""Token-class redaction with frozen-model re-evaluation (seed: leakage-audit-pt2d-redaction,
+Stage 2, "Token-Class Redaction", Appendix D).
+
+Redact one token class at a time from every prompt-bearing field, prove that nothing
+survives, re-score the same frozen model on the same rows, and report the AUROC lost
+(ΔA) with a paired bootstrap interval and a permutation p-value.
+
+Example:
+    >>> from toolaudit.redaction import BUILTIN_CLASSES, redact_examples
+    >>> sorted(BUILTIN_CLASSES)[:3]
+    ['date', 'email', 'file_path']
+"""
+
+from toolaudit.redaction._apply import (
+    LOCATIONS,
+    RedactionOutcome,
+    RedactionResidualError,
+    check_residuals,
+    collect_values,
+    redact_example,
+    redact_examples,
+    redact_text,
+)
+from toolaudit.redaction._audit import (
+    RedactionResult,
+    VariantResult,
+    run_redaction,
+    select_rows,
+)
+from toolaudit.redaction._classes import (
+    DetectorSource,
+    FieldSource,
+    RecordSource,
+    RegexSource,
+    TokenClass,
+    make_class,
+    placeholder_for,
+)
+from toolaudit.redaction._demo import demo_sections
+from toolaudit.redaction._detectors import DETECTOR_PATTERNS, FORMAT_PATTERNS, detect
+from toolaudit.redaction._registry import (
+    BUILTIN_CLASSES,
+    classes_from_leakage,
+    default_classes,
+    is_controlled,
+    parse_class_specs,
+)
+from toolaudit.redaction._report import report_sections, result_payload, write_outputs
+from toolaudit.redaction._scoring import (
+    INVALID_SCORE,
+    SCORINGS,
+    RowScores,
+    model_input,
+    parse_answer,
+    score_rows,
+)
+
+__all__ = [
+    "BUILTIN_CLASSES",
+    "DETECTOR_PATTERNS",
+    "FORMAT_PATTERNS",
+    "INVALID_SCORE",
+    "LOCATIONS",
+    "SCORINGS",
+    "DetectorSource",
+    "FieldSource",
+    "RecordSource",
+    "RedactionOutcome",
+    "RedactionResidualError",
+    "RedactionResult",
+    "RegexSource",
+    "RowScores",
+    "TokenClass",
+    "VariantResult",
+    "check_residuals",
+    "classes_from_leakage",
+    "collect_values",
+    "default_classes",
+    "demo_sections",
+    "detect",
+    "is_controlled",
+    "make_class",
+    "model_input",
+    "parse_answer",
+    "parse_class_specs",
+    "placeholder_for",
+    "redact_example",
+    "redact_examples",
+    "redact_text",
+    "report_sections",
+    "result_payload",
+    "run_redaction",
+    "score_rows",
+    "select_rows",
+    "write_outputs",
+]

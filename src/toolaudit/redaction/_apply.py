@@ -1,0 +1,241 @@
+"""Apply one token class to every prompt-bearing field of every row, then prove that no
+redacted value survives (a residual is an error, not a warning).
+
+Prompt-bearing fields of an :class:`~toolaudit.traces.Example`: ``prompt``, every
+message's ``content``, every tool section's ``content`` (the evidence), every value of
+``fields`` (the question's inputs) and every string anywhere under ``meta`` (duplicate
+copies such as ``meta["extra_info"]``), recursively. ``id``, ``label``, ``group``,
+``split`` and ``answer`` are never touched.
+
+Per row, in ``values`` mode: (1) the values the class matches are collected from the
+original record (text sources over all prompt-bearing strings, record sources from the
+record itself); (2) the matched spans are replaced; (3) every remaining occurrence of each
+collected value is replaced in every prompt-bearing field (token-edge aware, longest value
+first), so an id redacted from a file name is also caught in ``complex_id`` and in the
+meta copies; (4) the residual check re-reads the redacted record. In ``spans`` mode (the
+format class) only step (2) applies, repeated until nothing matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolaudit.errors import DataError
+from toolaudit.redaction._classes import TokenClass, record_values, text_matches, values_in_text
+from toolaudit.redaction._detectors import L, R
+from toolaudit.traces import Example
+
+_MAX_PASSES = 5
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
+LOCATIONS = ("prompt", "messages", "tools", "fields", "meta")
+
+
+class RedactionResidualError(DataError):
+    """A redacted value (or a token the class still matches) survives in a
+    prompt-bearing field after redaction."""
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionOutcome:
+    """One class applied to a set of rows: the redacted rows and the intervention size."""
+
+    name: str
+    placeholder: str
+    examples: list[Example]
+    replacements: int
+    by_location: dict[str, int]
+    rows_affected: int
+    distinct_values: int
+    residuals: int = 0
+    checked_values: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _mask(text: str) -> str:
+    """Placeholders blanked out (same length) so nothing inside them is matched."""
+    return _PLACEHOLDER.sub(lambda m: "\x00" * len(m.group(0)), text)
+
+
+def _merge(spans: list[tuple[int, int]], masked: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if "\x00" in masked[s:e]:
+            continue  # never split or re-redact a placeholder
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _splice(text: str, spans: list[tuple[int, int]], placeholder: str) -> str:
+    parts: list[str] = []
+    last = 0
+    for s, e in spans:
+        parts += [text[last:s], placeholder]
+        last = e
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def value_pattern(values: Sequence[str]) -> re.Pattern[str] | None:
+    """One token-edge-aware alternation of ``values``, longest first (``None`` if empty)."""
+    if not values:
+        return None
+    alts = "|".join(re.escape(v) for v in sorted(set(values), key=lambda v: (-len(v), v)))
+    return re.compile(f"{L}(?:{alts}){R}")
+
+
+def _source_spans(cls: TokenClass, masked: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for src in cls.text_sources():
+        spans += text_matches(src, masked)
+    return _merge(spans, masked)
+
+
+def redact_text(text: str, cls: TokenClass, values: re.Pattern[str] | None) -> tuple[str, int]:
+    """Redact one string; returns the new text and the number of placeholders inserted."""
+    n = 0
+    for _ in range(_MAX_PASSES):
+        spans = _source_spans(cls, _mask(text))
+        if not spans:
+            break
+        text = _splice(text, spans, cls.placeholder)
+        n += len(spans)
+    if values is not None:
+        masked = _mask(text)
+        spans = _merge([m.span() for m in values.finditer(masked)], masked)
+        text = _splice(text, spans, cls.placeholder)
+        n += len(spans)
+    return text, n
+
+
+def _walk(node: Any, path: str, fn: Callable[[str, str], str]) -> Any:
+    if isinstance(node, str):
+        return fn(path, node)
+    if isinstance(node, dict):
+        return {k: _walk(v, f"{path}.{k}", fn) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_walk(v, f"{path}[{i}]", fn) for i, v in enumerate(node)]
+    return node
+
+
+def map_prompt_strings(record: dict[str, Any], fn: Callable[[str, str], str]) -> dict[str, Any]:
+    """A copy of an Example dump with ``fn(path, text)`` applied to every prompt-bearing
+    string (paths such as ``messages[1].content`` or ``meta.extra_info.prompt``)."""
+    out = dict(record)
+    if isinstance(record.get("prompt"), str):
+        out["prompt"] = fn("prompt", record["prompt"])
+    if record.get("messages"):
+        out["messages"] = [
+            {**m, "content": fn(f"messages[{i}].content", m["content"])}
+            for i, m in enumerate(record["messages"])
+        ]
+    out["tools"] = [
+        {**t, "content": fn(f"tools[{i}].content", t["content"])}
+        for i, t in enumerate(record.get("tools") or [])
+    ]
+    out["fields"] = {k: fn(f"fields.{k}", v) for k, v in (record.get("fields") or {}).items()}
+    out["meta"] = _walk(record.get("meta") or {}, "meta", fn)
+    return out
+
+
+def prompt_strings(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every prompt-bearing string of an Example dump as ``(path, text)``."""
+    found: list[tuple[str, str]] = []
+
+    def grab(path: str, text: str) -> str:
+        found.append((path, text))
+        return text
+
+    map_prompt_strings(record, grab)
+    yield from found
+
+
+def _location(path: str) -> str:
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
+def collect_values(record: dict[str, Any], cls: TokenClass) -> list[str]:
+    """The values class ``cls`` matches in one original record (sorted, de-duplicated,
+    placeholders and blanks dropped)."""
+    found: set[str] = set()
+    for path in cls.record_paths():
+        found.update(record_values(record, path))
+    for _, text in prompt_strings(record):
+        for src in cls.text_sources():
+            found.update(values_in_text(src, text))
+    return sorted(v.strip() for v in found if v.strip() and not _PLACEHOLDER.fullmatch(v.strip()))
+
+
+def check_residuals(example: Example, cls: TokenClass, values: Sequence[str]) -> None:
+    """Raise :class:`RedactionResidualError` if any of ``values`` (token-edge aware) or any
+    token the class's text sources match survives in a prompt-bearing field."""
+    pattern = value_pattern(values) if cls.mode == "values" else None
+    for path, text in prompt_strings(example.model_dump()):
+        masked = _mask(text)
+        hit = pattern.search(masked) if pattern is not None else None
+        if hit is not None:
+            raise RedactionResidualError(
+                f"residual after redacting class {cls.name!r}: row {example.id!r}, field "
+                f"'{path}' still contains {hit.group(0)!r}"
+            )
+        spans = _source_spans(cls, masked)
+        if spans:
+            s, e = spans[0]
+            raise RedactionResidualError(
+                f"residual after redacting class {cls.name!r}: row {example.id!r}, field "
+                f"'{path}' still matches {masked[s:e]!r}"
+            )
+
+
+def redact_example(example: Example, cls: TokenClass) -> tuple[Example, Counter[str], list[str]]:
+    """Redact one row with one class; returns the new row, replacements per location
+    and the values collected. The residual check runs before returning."""
+    record = example.model_dump()
+    values = collect_values(record, cls) if cls.mode == "values" else []
+    pattern = value_pattern(values)
+    counts: Counter[str] = Counter()
+
+    def fn(path: str, text: str) -> str:
+        new, n = redact_text(text, cls, pattern)
+        if n:
+            counts[_location(path)] += n
+        return new
+
+    redacted = Example.model_validate(map_prompt_strings(record, fn))
+    check_residuals(redacted, cls, values)
+    return redacted, counts, values
+
+
+def redact_examples(examples: Sequence[Example], cls: TokenClass) -> RedactionOutcome:
+    """Apply ``cls`` to every row; labels and reference answers are untouched."""
+    rows: list[Example] = []
+    total: Counter[str] = Counter()
+    affected = 0
+    distinct: set[str] = set()
+    checked = 0
+    for ex in examples:
+        new, counts, values = redact_example(ex, cls)
+        if new.label != ex.label or new.answer != ex.answer:  # pragma: no cover - invariant
+            raise RedactionResidualError(f"row {ex.id!r}: label or answer changed by redaction")
+        rows.append(new)
+        total.update(counts)
+        affected += bool(counts)
+        distinct.update(values)
+        checked += len(values)
+    return RedactionOutcome(
+        name=cls.name,
+        placeholder=cls.placeholder,
+        examples=rows,
+        replacements=sum(total.values()),
+        by_location={loc: total.get(loc, 0) for loc in LOCATIONS},
+        rows_affected=affected,
+        distinct_values=len(distinct),
+        residuals=0,
+        checked_values=checked,
+    )

@@ -1,0 +1,261 @@
+"""The redaction audit: redact one token class at a time, re-evaluate the same frozen
+model on the same rows, and measure the AUROC lost (seed: Token-Class Redaction and
+Appendix D).
+
+For each variant: AUROC overall and per group, ΔA = A_orig − A_variant with a paired
+stratified bootstrap interval over the same rows, and a paired permutation p-value.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from toolaudit.errors import ConfigError, DataError
+from toolaudit.models import LanguageModel
+from toolaudit.redaction._apply import LOCATIONS, redact_examples
+from toolaudit.redaction._classes import TokenClass
+from toolaudit.redaction._scoring import SCORINGS, Scoring, score_rows
+from toolaudit.stats import (
+    auroc,
+    bootstrap_auroc,
+    paired_bootstrap_auroc_delta,
+    paired_permutation_auroc,
+)
+from toolaudit.traces import Example
+
+logger = logging.getLogger(__name__)
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class VariantResult:
+    """One variant (``original`` or a redacted class) scored by the frozen model."""
+
+    name: str
+    placeholder: str | None
+    auroc: float
+    ci95: tuple[float, float]
+    delta: float | None
+    delta_ci95: tuple[float, float] | None
+    p_value: float | None
+    by_group: dict[str, float]
+    by_group_delta: dict[str, float]
+    replacements: int
+    replacements_by_location: dict[str, int]
+    rows_affected: int
+    distinct_values: int
+    residuals: int
+    valid_rate: float
+    option_mass: float
+    scores: tuple[float, ...] = field(repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        """The variant's entry in ``redaction.json`` (DESIGN.md keys plus extras)."""
+        return {
+            "name": self.name,
+            "placeholder": self.placeholder,
+            "auroc": self.auroc,
+            "ci95": list(self.ci95),
+            "delta": self.delta,
+            "delta_ci95": list(self.delta_ci95) if self.delta_ci95 is not None else None,
+            "p_value": self.p_value,
+            "by_group": self.by_group,
+            "by_group_delta": self.by_group_delta,
+            "replacements": self.replacements,
+            "replacements_by_location": self.replacements_by_location,
+            "rows_affected": self.rows_affected,
+            "distinct_values": self.distinct_values,
+            "residuals": self.residuals,
+            "valid_rate": self.valid_rate,
+            "option_mass": self.option_mass,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionResult:
+    """All variants on the same rows, with the rows' identity and the model calls."""
+
+    variants: list[VariantResult]
+    row_ids: tuple[str, ...]
+    labels: tuple[int, ...]
+    groups: tuple[str, ...]
+    scoring: str
+    model: str
+    calls: dict[str, int]
+
+    def variant(self, name: str) -> VariantResult:
+        """The variant called ``name``."""
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+
+def select_rows(
+    examples: Sequence[Example],
+    *,
+    eval_filter: dict[str, list[str]] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+) -> list[Example]:
+    """The evaluation rows: those matching ``eval_filter`` (attribute -> allowed values,
+    e.g. ``{"split": ["test"]}``), then, when ``limit`` is smaller than that, a seeded
+    label-balanced subsample (half positives where there are enough) in original order.
+    """
+    rows = list(examples)
+    for key, allowed in (eval_filter or {}).items():
+        if key not in ("split", "group", "id"):
+            raise ConfigError.invalid("--eval key", ["split", "group", "id"], key)
+        rows = [ex for ex in rows if str(getattr(ex, key)) in allowed]
+    if not rows:
+        raise DataError(f"no rows match the evaluation filter {eval_filter}")
+    if limit is not None and limit < len(rows):
+        if limit < 2:
+            raise ConfigError.invalid("limit", "an integer >= 2", limit)
+        rng = np.random.default_rng(seed)
+        pos = [i for i, ex in enumerate(rows) if ex.label == 1]
+        neg = [i for i, ex in enumerate(rows) if ex.label == 0]
+        n_pos = min(len(pos), max(1, limit // 2))
+        n_neg = min(len(neg), limit - n_pos)
+        n_pos = min(len(pos), limit - n_neg)
+        pick = rng.choice(pos, n_pos, replace=False).tolist() if n_pos else []
+        pick += rng.choice(neg, n_neg, replace=False).tolist() if n_neg else []
+        rows = [rows[i] for i in sorted(pick)]
+    return rows
+
+
+def _by_group(y: np.ndarray, groups: np.ndarray, scores: np.ndarray) -> dict[str, float]:
+    return {g: auroc(y[groups == g], scores[groups == g]) for g in sorted(set(groups.tolist()))}
+
+
+def run_redaction(
+    examples: Sequence[Example],
+    model: LanguageModel,
+    *,
+    classes: Sequence[TokenClass],
+    scoring: Scoring = "options",
+    seed: int = 0,
+    n_boot: int = 2000,
+    batch_rows: int = 8,
+    progress: ProgressFn | None = None,
+) -> RedactionResult:
+    """Evaluate ``model`` on the original rows and on each class's redacted copy.
+
+    Args:
+        examples: the evaluation rows (already selected); labels need both classes.
+        model: the frozen model (wrap it in ``CachedModel`` so reruns make no calls).
+        classes: token classes, one variant each, in order (names must be unique and
+            not ``original``).
+        scoring: ``options`` (expected answer over 1..10 from log-probabilities),
+            ``yesno`` (P(yes)) or ``generate`` (greedy ``<answer>`` parsing).
+        seed: seed of the bootstrap and permutation test.
+        n_boot: bootstrap replicates and permutations.
+        batch_rows: rows per model call.
+        progress: ``cb(done, total, label)`` after each batch.
+
+    Raises:
+        RedactionResidualError: a redacted value survives in a prompt-bearing field.
+    """
+    if scoring not in SCORINGS:
+        raise ConfigError.invalid("scoring", SCORINGS, scoring)
+    names = [c.name for c in classes]
+    if len(set(names)) != len(names) or "original" in names:
+        raise ConfigError(f"token class names must be unique and not 'original'; got {names}")
+    rows = list(examples)
+    y = np.array([ex.label for ex in rows])
+    if len(set(y.tolist())) < 2:
+        raise DataError(f"the {len(rows)} evaluation rows hold a single label; AUROC is undefined")
+    groups = np.array([ex.group for ex in rows])
+    total = len(rows) * (1 + len(classes))
+    done = 0
+
+    def scored(variant: str, batch: Sequence[Example]) -> Any:
+        nonlocal done
+        base = done
+
+        def cb(d: int, _t: int, _label: str) -> None:
+            if progress is not None:
+                progress(base + d, total, variant)
+
+        out = score_rows(model, batch, scoring=scoring, batch_rows=batch_rows, progress=cb)
+        done += len(batch)
+        return out
+
+    logger.info("scoring %d rows x %d variants (%s)", len(rows), 1 + len(classes), scoring)
+    orig = scored("original", rows)
+    s0 = np.asarray(orig.scores)
+    variants = [_variant("original", None, y, groups, orig, s0, None, seed=seed, n_boot=n_boot)]
+    for cls in classes:
+        outcome = redact_examples(rows, cls)
+        logger.info(
+            "%s: %d replacements in %d rows", cls.name, outcome.replacements, outcome.rows_affected
+        )
+        res = scored(cls.name, outcome.examples)
+        variants.append(
+            _variant(
+                cls.name, cls.placeholder, y, groups, res, s0, outcome, seed=seed, n_boot=n_boot
+            )
+        )
+    calls = dict(getattr(model, "calls", {"made": -1, "cached": -1}))
+    return RedactionResult(
+        variants=variants,
+        row_ids=tuple(ex.id for ex in rows),
+        labels=tuple(int(v) for v in y),
+        groups=tuple(groups.tolist()),
+        scoring=scoring,
+        model=model.identity,
+        calls=calls,
+    )
+
+
+def _variant(
+    name: str,
+    placeholder: str | None,
+    y: np.ndarray,
+    groups: np.ndarray,
+    res: Any,
+    s0: np.ndarray,
+    outcome: Any,
+    *,
+    seed: int,
+    n_boot: int,
+) -> VariantResult:
+    s = np.asarray(res.scores, dtype=float)
+    ci = bootstrap_auroc(y, s, n_boot=n_boot, seed=seed)
+    by_group = _by_group(y, groups, s)
+    if outcome is None:
+        delta = delta_ci = p = None
+        by_group_delta: dict[str, float] = {}
+    else:
+        d = paired_bootstrap_auroc_delta(y, s0, s, n_boot=n_boot, seed=seed)
+        delta, delta_ci = d.estimate, (d.low, d.high)
+        p = paired_permutation_auroc(y, s0, s, n_perm=n_boot, seed=seed)
+        base = _by_group(y, groups, s0)
+        by_group_delta = {g: base[g] - by_group[g] for g in by_group}
+    return VariantResult(
+        name=name,
+        placeholder=placeholder,
+        auroc=ci.estimate,
+        ci95=(ci.low, ci.high),
+        delta=delta,
+        delta_ci95=delta_ci,
+        p_value=p,
+        by_group=by_group,
+        by_group_delta=by_group_delta,
+        replacements=outcome.replacements if outcome else 0,
+        replacements_by_location=(
+            dict(outcome.by_location) if outcome else dict.fromkeys(LOCATIONS, 0)
+        ),
+        rows_affected=outcome.rows_affected if outcome else 0,
+        distinct_values=outcome.distinct_values if outcome else 0,
+        residuals=outcome.residuals if outcome else 0,
+        valid_rate=res.valid_rate,
+        option_mass=res.mean_option_mass,
+        scores=tuple(float(v) for v in s),
+    )

@@ -1,0 +1,191 @@
+"""The registry of built-in token classes, class specs from the command line, and
+candidate classes proposed by the leakage audit (``leakage.json`` ``provenance``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import ConfigError, DataError
+from toolaudit.redaction._classes import (
+    DetectorSource,
+    FieldSource,
+    RecordSource,
+    RegexSource,
+    Source,
+    TokenClass,
+    make_class,
+)
+from toolaudit.redaction._detectors import DETECTORS, FORMATS
+from toolaudit.traces import Example
+
+logger = logging.getLogger(__name__)
+
+# The controlled benchmark's tools (DESIGN.md), used to pick its default variants.
+TCR_TOOLS = (
+    "cdr3b_biophysics",
+    "mcpas_retrieval",
+    "thermompnn_ddg",
+    "stability_summary",
+    "interface_analysis",
+)
+
+_PDB_ID = make_class(
+    "pdb_id",
+    [
+        # The seed's Tool 3 file name and Tool 5 complex id, then the row's own id.
+        RegexSource(r"ThermoMPNN_inference_([A-Za-z0-9]+)\.csv"),
+        FieldSource("complex_id"),
+        FieldSource("pdb_id"),
+        RecordSource("meta.pdb_id"),
+        RecordSource("fields.pdb_id"),
+        RecordSource("meta.extra_info.pdb_id"),
+        DetectorSource("pdb_id"),
+    ],
+    description="entry identifiers: the Tool 3 file-name suffix, complex_id, the row's pdb_id",
+)
+_PEPTIDE = make_class(
+    "peptide",
+    [
+        RecordSource("fields.peptide"),
+        RecordSource("meta.peptide"),
+        RecordSource("meta.extra_info.peptide"),
+        FieldSource("peptide"),
+    ],
+    description="the row's epitope sequence (non-overlapping control)",
+)
+_FORMAT = make_class(
+    "format",
+    [DetectorSource(name) for name in FORMATS],
+    mode="spans",
+    description="step headers, trace banners, section headers, XML tags and field names",
+)
+
+BUILTIN_CLASSES: dict[str, TokenClass] = {
+    "pdb_id": _PDB_ID,
+    "peptide": _PEPTIDE,
+    "format": _FORMAT,
+    **{
+        name: make_class(name, [DetectorSource(name)], description=f"built-in {name} detector")
+        for name in DETECTORS
+        if name != "pdb_id"
+    },
+}
+
+_KINDS = ("regex", "field", "record", "detector")
+
+
+def _source(kind: str, arg: str) -> Source:
+    if kind == "regex":
+        return RegexSource(arg)
+    if kind == "field":
+        return FieldSource(arg)
+    if kind == "record":
+        return RecordSource(arg)
+    if kind == "detector":
+        return DetectorSource(arg)
+    raise ConfigError.invalid("class source kind", _KINDS, kind)
+
+
+def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
+    """Token classes from ``--class`` values, in order of first mention.
+
+    ``NAME`` is a built-in class; ``NAME=KIND:ARG`` adds a source (``regex:``, ``field:``,
+    ``record:`` or ``detector:``) to class ``NAME``; repeating a name adds sources.
+
+    >>> [c.name for c in parse_class_specs(["pdb_id", r"build=regex:build-(\\d+)"])]
+    ['pdb_id', 'build']
+    """
+    order: list[str] = []
+    sources: dict[str, list[Source]] = {}
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        name = name.strip()
+        if not name:
+            raise ConfigError.invalid("--class", "NAME or NAME=KIND:ARG", spec)
+        if name not in sources:
+            order.append(name)
+            sources[name] = []
+        if not sep:
+            if name not in BUILTIN_CLASSES:
+                raise ConfigError.invalid("--class", sorted(BUILTIN_CLASSES), name)
+            sources[name].extend(BUILTIN_CLASSES[name].sources)
+            continue
+        kind, colon, arg = rest.partition(":")
+        if not colon or not arg:
+            raise ConfigError.invalid(
+                "--class", "NAME=KIND:ARG with KIND in " + ", ".join(_KINDS), spec
+            )
+        sources[name].append(_source(kind.strip(), arg))
+    out: list[TokenClass] = []
+    for name in order:
+        builtin = BUILTIN_CLASSES.get(name)
+        mode = builtin.mode if builtin else "values"
+        # dict.fromkeys keeps order while dropping repeats.
+        out.append(make_class(name, dict.fromkeys(sources[name]), mode=mode))
+    return out
+
+
+def _provenance_items(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [item for n in node for item in _provenance_items(n)]
+    if isinstance(node, dict):
+        if "regex" in node or "pattern" in node:
+            return [node]
+        return [item for v in node.values() for item in _provenance_items(v)]
+    return []
+
+
+def classes_from_leakage(path: str | Path) -> list[TokenClass]:
+    """Candidate token classes proposed by the leakage audit.
+
+    Reads ``provenance`` in ``leakage.json`` and turns every entry with a ``regex`` (or
+    ``pattern``) holding one capture group into a class; its name comes from ``name``,
+    ``token_class`` or ``class`` (else ``leakage_<k>``). Entries sharing a name merge.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "leakage.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(
+            f"{p}: no such file (expected leakage.json from `toolaudit leakage`)"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{p}, line {exc.lineno}: malformed JSON ({exc.msg})") from None
+    items = _provenance_items(doc.get("provenance"))
+    specs: list[str] = []
+    for k, item in enumerate(items):
+        regex = item.get("regex") or item.get("pattern")
+        name = item.get("token_class") or item.get("name") or item.get("class") or f"leakage_{k}"
+        if not isinstance(regex, str):
+            continue
+        try:
+            RegexSource(regex)
+        except ConfigError as exc:
+            logger.warning("%s: provenance entry %d skipped: %s", p, k, exc)
+            continue
+        specs.append(f"{name}=regex:{regex}")
+    if not specs:
+        logger.warning("%s: provenance has no regex candidates", p)
+    return parse_class_specs(specs)
+
+
+def is_controlled(examples: Sequence[Example]) -> bool:
+    """Whether the rows look like the controlled tcr-shortcut benchmark."""
+    return bool(examples) and all(
+        tuple(t.name for t in ex.tools) == TCR_TOOLS for ex in examples[: min(20, len(examples))]
+    )
+
+
+def default_classes(examples: Sequence[Example]) -> list[TokenClass]:
+    """The default variants: ``pdb_id``, ``peptide`` and ``format`` on the controlled
+    benchmark; elsewhere every built-in detector class plus ``format`` (classes that find
+    nothing are still reported, with zero replacements)."""
+    if is_controlled(examples):
+        return [_PDB_ID, _PEPTIDE, _FORMAT]
+    return [c for name, c in BUILTIN_CLASSES.items() if name != "peptide"]
