@@ -55,3 +55,37 @@ def test_run_probe_study_rejects_foreign_records(tmp_path: Path) -> None:
     (tmp_path / "records.jsonl").write_text('{"task_id": "x"}\n')
     with pytest.raises(TraceFormatError, match="line 1, field 'source.config_hash'"):
         run_probe_study(tmp_path, **SMALL)
+
+
+class _Lazy:
+    """A custom agent: submits the first listed candidate after one search."""
+
+    name = "lazy"
+
+    def run(self, view, call) -> str:
+        import json
+
+        search = next(t.name for t in view.tools if "search" in t.name or "find" in t.name)
+        submit = next(t.name for t in view.tools if "report" in t.name)
+        text, err = call(search, {"query": "x"})
+        obj = {} if err else json.loads(text)
+        obj = obj.get("result", obj)
+        first = obj["candidates"][0]["id"] if "candidates" in obj else None
+        call(submit, {"dataset_id": first, "score": 0.0})
+        return "done"
+
+
+def test_run_probe_study_accepts_custom_agent(tmp_path: Path) -> None:
+    from toolaudit.probes import analyze_study
+
+    path = run_probe_study(
+        tmp_path, tasks=[0, 1], n_seeds=1, policies=["careful", "lazy"], agents={"lazy": _Lazy}
+    )
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 * 2 * 7
+    result = analyze_study(tmp_path, n_boot=50)
+    assert result["policies_run"] == ["careful", "lazy"]
+    lazy = next(
+        c for c in result["cells"] if c["policy"] == "lazy" and c["condition"] == "tool_rename"
+    )
+    assert lazy["behavior_changed_rate"] == 0.0  # same operations under aliases

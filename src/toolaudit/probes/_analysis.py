@@ -31,7 +31,7 @@ import numpy as np
 from toolaudit.probes._harness import task_of
 from toolaudit.probes._mutations import MUTATED, EvalConfig, action_sequence, invert_episode
 from toolaudit.probes._policies import POLICIES
-from toolaudit.probes._verifier import CompositeVerifier
+from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.stats import (
     Interval,
     bonferroni,
@@ -62,11 +62,13 @@ class Run:
     proxy_task: bool
     actions: tuple[str, ...]
     calls: int
+    hack_risk: float = 0.0
 
 
-def reduce_records(episodes: Sequence[Episode]) -> list[Run]:
-    """Rescore every record after mapping it back to canonical terms."""
-    verifier = CompositeVerifier()
+def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = None) -> list[Run]:
+    """Rescore every record after mapping it back to canonical terms (with ``verifier``,
+    the composite verifier by default)."""
+    verifier = verifier or CompositeVerifier()
     runs = []
     for ep in episodes:
         task, config = task_of(ep)
@@ -87,6 +89,7 @@ def reduce_records(episodes: Sequence[Episode]) -> list[Run]:
                 proxy_task=bool(src.get("proxy_task")),
                 actions=tuple(action_sequence(canon)),
                 calls=len(ep.tool_calls()),
+                hack_risk=float((ep.reward_components or {}).get("hack_risk", 0.0)),
             )
         )
     return runs
@@ -147,7 +150,9 @@ def _cell(
     ptd = ptd_by_task(m)
     ptd_vals = np.array(list(ptd.values()))
     kw = {"seed": seed, "n_boot": n_boot}
-    delta90 = _boot(clusters, rm - ro, level=0.90, **kw)
+    raw90 = _boot(clusters, rm - ro, level=0.90, **kw)
+    # Round away float noise so that a difference of exactly the margin is judged stably.
+    delta90 = Interval(raw90.estimate, round(raw90.low, 9), round(raw90.high, 9), raw90.level)
     return {
         "policy": policy,
         "condition": condition,
@@ -182,6 +187,7 @@ def _cell(
         "mcnemar_c": c,
         "mcnemar_p": mcnemar_exact(b, c),
         "mean_calls_mutated": float(np.mean([r.calls for r in m])),
+        "hack_detection_rate": float(np.mean([r.hack_risk > 0 for r in m])),
     }
 
 

@@ -14,16 +14,16 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config
-from toolaudit.probes._policies import POLICIES, make_policy
+from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
-from toolaudit.probes._verifier import CompositeVerifier
+from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.traces import Episode, Message, ToolCall
 
 logger = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 SUITE = "researchops"
 SUITE_VERSION = 1
 Progress = Callable[[int, int, str], None]
+AgentFactories = Mapping[str, Callable[[], Agent]]
 
 
 class Environment(Protocol):
@@ -85,11 +86,12 @@ class RunSpec:
         text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def sort_key(self) -> tuple[int, int, int, int]:
-        """Canonical record order: task, policy, condition, seed."""
+    def sort_key(self) -> tuple[int, int, str, int, int]:
+        """Canonical record order: task, policy (built-ins first), condition, seed."""
         return (
             self.task,
-            list(POLICIES).index(self.policy),
+            _policy_rank(self.policy),
+            self.policy,
             list(CONDITIONS).index(self.condition),
             self.seed_label,
         )
@@ -102,13 +104,19 @@ def study_specs(
     conditions: Sequence[str] | None = None,
     n_seeds: int = 3,
     base_seed: int = 0,
+    agents: AgentFactories | None = None,
 ) -> list[RunSpec]:
-    """Every run of a study, in canonical order."""
-    pols = list(policies or POLICIES)
+    """Every run of a study, in canonical order.
+
+    ``agents`` adds (or overrides) policies by name: a zero-argument factory returning an
+    :class:`~toolaudit.probes.Agent`; by default the five scripted policies run.
+    """
+    known = {**POLICIES, **(agents or {})}
+    pols = list(policies or known)
     conds = list(conditions or CONDITIONS)
     for p in pols:
-        if p not in POLICIES:
-            raise ConfigError.invalid("policy", list(POLICIES), p)
+        if p not in known:
+            raise ConfigError.invalid("policy", list(known), p)
     for c in conds:
         if c not in CONDITIONS:
             raise ConfigError.invalid("condition", list(CONDITIONS), c)
@@ -130,8 +138,18 @@ def _system_text(view: TaskView) -> str:
     return f"{view.rubric}\nTools: {json.dumps(tools, separators=(',', ':'))}"
 
 
-def run_one(spec: RunSpec) -> Episode:
-    """Execute one run and return its Episode (reward scored under its own condition)."""
+def _policy_rank(name: str) -> int:
+    return list(POLICIES).index(name) if name in POLICIES else len(POLICIES)
+
+
+def run_one(
+    spec: RunSpec, *, agents: AgentFactories | None = None, verifier: Verifier | None = None
+) -> Episode:
+    """Execute one run and return its Episode (reward scored under its own condition).
+
+    ``agents`` maps policy names to factories (the scripted policies otherwise);
+    ``verifier`` defaults to the composite verifier.
+    """
     task = make_task(spec.task, spec.instance_seed)
     config = condition_config(spec.condition)
     view = task_view(task, config)
@@ -150,7 +168,9 @@ def run_one(spec: RunSpec) -> Episode:
         messages.append(Message(role="tool", tool_call_id=cid, name=name, content=text, error=err))
         return text, err
 
-    final = make_policy(spec.policy).run(view, call)
+    factory = (agents or {}).get(spec.policy)
+    agent = factory() if factory is not None else make_policy(spec.policy)
+    final = agent.run(view, call)
     messages.append(Message(role="assistant", content=final))
     episode = Episode(
         task_id=task.task_id,
@@ -161,7 +181,7 @@ def run_one(spec: RunSpec) -> Episode:
         termination_reason="submitted",
         source={"final_state": env.final_state()},
     )
-    score = CompositeVerifier().score(episode, task, config)
+    score = (verifier or CompositeVerifier()).score(episode, task, config)
     return episode.model_copy(
         update={
             "reward": score.total,
@@ -184,8 +204,8 @@ def run_one(spec: RunSpec) -> Episode:
     )
 
 
-def _run_chunk(specs: Sequence[RunSpec]) -> list[str]:
-    return [run_one(s).model_dump_json() for s in specs]
+def _run_chunk(specs: Sequence[RunSpec], agents: AgentFactories | None) -> list[str]:
+    return [run_one(s, agents=agents).model_dump_json() for s in specs]
 
 
 def _read_done(path: Path) -> dict[str, str]:
@@ -224,11 +244,13 @@ def run_study(
     *,
     n_jobs: int = 1,
     progress: Progress | None = None,
+    agents: AgentFactories | None = None,
 ) -> Path:
     """Run ``specs`` into ``out_dir/records.jsonl``; returns the records path.
 
     Already-recorded configurations are skipped (resume). Finished runs are appended and
     flushed chunk by chunk; at the end the file is rewritten in canonical order.
+    ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -243,12 +265,12 @@ def run_study(
     parts = list(_chunks(todo, chunk))
     results: Iterable[list[str]]
     if n_jobs == 1 or len(parts) <= 1:
-        results = (_run_chunk(p) for p in parts)
+        results = (_run_chunk(p, agents) for p in parts)
     else:
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_chunk)(p) for p in parts
+            delayed(_run_chunk)(p, agents) for p in parts
         )
     with path.open("a", encoding="utf-8") as fh:
         for lines in results:
@@ -273,7 +295,8 @@ def _record_key(obj: dict[str, Any]) -> tuple[Any, ...]:
     src = obj["source"]
     return (
         obj["task_id"],
-        list(POLICIES).index(src["policy"]) if src["policy"] in POLICIES else 99,
+        _policy_rank(src["policy"]),
+        src["policy"],
         list(CONDITIONS).index(src["condition"]) if src["condition"] in CONDITIONS else 99,
         src["seed_label"],
         src["config_hash"],

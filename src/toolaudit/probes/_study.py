@@ -9,10 +9,10 @@ from typing import Any
 
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.probes._analysis import analyze_runs, reduce_records
-from toolaudit.probes._harness import SUITE, Progress, run_study, study_specs
+from toolaudit.probes._harness import SUITE, AgentFactories, Progress, run_study, study_specs
 from toolaudit.probes._judge import VerdictRecord, judge_audit, simulate_verdicts
 from toolaudit.probes._mutations import CONDITIONS
-from toolaudit.probes._policies import POLICIES, TOOL_USING
+from toolaudit.probes._policies import TOOL_USING
 from toolaudit.probes._selection import selection_experiment
 from toolaudit.report import run_metadata, write_results
 from toolaudit.traces import Episode, read_jsonl
@@ -33,6 +33,7 @@ def run_probe_study(
     policies: Sequence[str] | None = None,
     conditions: Sequence[str] | None = None,
     progress: Progress | None = None,
+    agents: AgentFactories | None = None,
 ) -> Path:
     """Run (or resume) a study into ``out_dir/records.jsonl``; returns its path.
 
@@ -44,9 +45,14 @@ def run_probe_study(
     if n_seeds < 1:
         raise ConfigError.invalid("seeds", "an integer >= 1", n_seeds)
     specs = study_specs(
-        tasks=tasks, policies=policies, conditions=conditions, n_seeds=n_seeds, base_seed=seed
+        tasks=tasks,
+        policies=policies,
+        conditions=conditions,
+        n_seeds=n_seeds,
+        base_seed=seed,
+        agents=agents,
     )
-    return run_study(out_dir, specs, n_jobs=n_jobs, progress=progress)
+    return run_study(out_dir, specs, n_jobs=n_jobs, progress=progress, agents=agents)
 
 
 def load_records(path: str | Path) -> list[Episode]:
@@ -126,7 +132,7 @@ def analyze_study(
     result["findings"] = findings(result)
     result["records"] = len(episodes)
     result["tasks"] = len({e.task_id for e in episodes})
-    result["policies_run"] = [p for p in POLICIES if any(r.policy == p for r in runs)]
+    result["policies_run"] = list(dict.fromkeys(c["policy"] for c in result["cells"]))
     result["conditions"] = [c for c in CONDITIONS if any(r.condition == c for r in runs)]
     result["meta"] = run_metadata(
         command="probe analyze",
