@@ -46,7 +46,11 @@ def _gap_figure(cells: list[dict[str, Any]]) -> Any:
     return fig
 
 
-def _forest_figure(rows: list[tuple[str, float, list[float | None]]], margin: float) -> Any:
+def _forest_figure(
+    rows: list[tuple[str, float, list[float | None]]],
+    margin: float,
+    xlabel: str = "paired difference Δ = mutated − original (90% task-cluster interval)",
+) -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -61,7 +65,7 @@ def _forest_figure(rows: list[tuple[str, float, list[float | None]]], margin: fl
             ax.plot([lo, hi], [y, y], color="#2b5797", lw=1.6)
         ax.plot([est], [y], "o", color="#2b5797", ms=4)
     ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)], fontsize=7)
-    ax.set_xlabel("paired difference Δ = mutated − original (90% task-cluster interval)")
+    ax.set_xlabel(xlabel)
     ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     return fig
@@ -266,7 +270,11 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
             )
     sec.figure(
         "Paired difference against the equivalence band",
-        _forest_figure([("B − A", result["delta"], result["delta_ci90"])], result["margin"]),
+        _forest_figure(
+            [("B − A", result["delta"], result["delta_ci90"])],
+            result["margin"],
+            xlabel="paired difference Δ = B − A (90% task-cluster interval)",
+        ),
     )
     return sec
 
