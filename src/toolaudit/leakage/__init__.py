@@ -1,1 +1,41 @@
-"""leakage audit."""
+"""Leakage audit (PT2D): per-tool TF-IDF decomposition, provenance, prefix lookup and
+dilution sweeps, on an exact, fast re-implementation of scikit-learn's TfidfVectorizer.
+
+Spec: ``seeds/leakage-audit-pt2d-redaction.txt`` (method, Appendices C and E).
+"""
+
+from toolaudit.leakage._audit import (
+    DilutionConfig,
+    LeakageConfig,
+    LeakageResult,
+    ScopeResult,
+    run_leakage,
+)
+from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
+from toolaudit.leakage._engine import PT2DEngine, ToolColumns
+from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec
+from toolaudit.leakage._partition import Partition, Selection, make_partition
+from toolaudit.leakage._provenance import TokenClass
+from toolaudit.leakage._report import demo_sections, leakage_sections, write_leakage
+
+__all__ = [
+    "FEATURE_SETS",
+    "CorpusSpec",
+    "DilutionConfig",
+    "FeatureSpec",
+    "LRSpec",
+    "LeakageConfig",
+    "LeakageResult",
+    "PT2DEngine",
+    "Partition",
+    "ScopeResult",
+    "SectionCorpus",
+    "Selection",
+    "TokenClass",
+    "ToolColumns",
+    "demo_sections",
+    "leakage_sections",
+    "make_partition",
+    "run_leakage",
+    "write_leakage",
+]

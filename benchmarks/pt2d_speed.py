@@ -1,0 +1,174 @@
+"""PT2D speed: the straightforward scikit-learn pipeline vs toolaudit's engine.
+
+Both compute the seed's scope table (full trace + every tool, x word 1-2 / char_wb 2-5 /
+char_wb 3-5, balanced liblinear logistic regression, fit on train, AUROC on test) on the
+controlled benchmark. The baseline re-vectorizes the text of every scope and feature set
+with ``TfidfVectorizer``; the engine tokenizes each section once and composes scopes
+from counts. Each pipeline runs in its own child process, so its peak memory (max RSS)
+is its own. The last line is ``ratio=<baseline/engine wall time> max_auroc_diff=<y>``.
+
+    python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
+    python benchmarks/pt2d_speed.py --scale 0.1  # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _load(path: Path) -> list:
+    from toolaudit.traces import Example, read_jsonl
+
+    return list(read_jsonl(path, Example))
+
+
+def _split(examples: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    fit = np.array([i for i, e in enumerate(examples) if e.split == "train"])
+    ev = np.array([i for i, e in enumerate(examples) if e.split == "test"])
+    y = np.array([e.label for e in examples])
+    return fit, ev, y
+
+
+def run_baseline(path: Path, n_jobs: int) -> dict:
+    """TfidfVectorizer on every scope's concatenated text, then fit and score."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from toolaudit.leakage import FEATURE_SETS, LRSpec
+    from toolaudit.stats import auroc
+
+    examples = _load(path)
+    fit, ev, y = _split(examples)
+    tools = [t.name for t in examples[0].tools]
+    stages = {"vectorize": 0.0, "fit_score": 0.0}
+    aurocs = {}
+    for spec in FEATURE_SETS.values():
+        for scope in ["full", *tools]:
+            t0 = time.perf_counter()
+            docs = [e.trace(tools=None if scope == "full" else [scope]) for e in examples]
+            vec = TfidfVectorizer(**spec.vectorizer_kwargs())
+            x_fit = vec.fit_transform([docs[i] for i in fit])
+            x_ev = vec.transform([docs[i] for i in ev])
+            t1 = time.perf_counter()
+            model = LRSpec().make().fit(x_fit, y[fit])
+            aurocs[f"{scope}|{spec.name}"] = auroc(y[ev], model.decision_function(x_ev))
+            stages["vectorize"] += t1 - t0
+            stages["fit_score"] += time.perf_counter() - t1
+            print(f"  baseline {scope} {spec.name}: {time.perf_counter() - t0:.1f}s", flush=True)
+    return {"stages": stages, "aurocs": aurocs}
+
+
+def run_engine(path: Path, n_jobs: int) -> dict:
+    """toolaudit's engine: tokenize once, compose scopes, fit through joblib."""
+    from toolaudit.leakage import FEATURE_SETS, LRSpec, PT2DEngine
+    from toolaudit.leakage._engine import run_jobs
+    from toolaudit.stats import auroc
+
+    examples = _load(path)
+    fit, ev, y = _split(examples)
+    stages = {"tokenize": 0.0, "compose_design": 0.0, "fit_score": 0.0}
+    t0 = time.perf_counter()
+    engine = PT2DEngine(examples, list(FEATURE_SETS.values()))
+    stages["tokenize"] = time.perf_counter() - t0
+    specs = list(FEATURE_SETS.values())
+
+    def jobs():
+        for analyzer in ("word", "char_wb"):
+            for scope in ["full", *engine.tools]:
+                t = time.perf_counter()
+                counts = engine.counts(analyzer, engine.scope_tools(scope))
+                stages["compose_design"] += time.perf_counter() - t
+                for spec in (s for s in specs if s.analyzer == analyzer):
+                    t = time.perf_counter()
+                    d = engine.design(counts, spec, fit, ev)
+                    stages["compose_design"] += time.perf_counter() - t
+                    yield f"{scope}|{spec.name}", (d.x_fit, y[fit], d.x_eval, 0)
+
+    t1 = time.perf_counter()
+    results = run_jobs(jobs(), LRSpec(), n_jobs=n_jobs)
+    total_jobs = time.perf_counter() - t1
+    stages["fit_score"] = total_jobs - stages["compose_design"]
+    aurocs = {tag: auroc(y[ev], out.scores) for tag, out in results}
+    return {"stages": stages, "aurocs": aurocs}
+
+
+def _child(part: str, path: Path, n_jobs: int, out: Path) -> None:
+    t0 = time.perf_counter()
+    res = run_baseline(path, n_jobs) if part == "baseline" else run_engine(path, n_jobs)
+    res["wall"] = time.perf_counter() - t0
+    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.write_text(json.dumps(res))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="controlled benchmark scale")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-jobs", type=int, default=1, help="engine fits in parallel")
+    parser.add_argument("--part", choices=["both", "baseline", "engine"], default="both")
+    parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.result is not None:  # child process
+        _child(args.part, args.data, args.n_jobs, args.result)
+        return 0
+    from toolaudit.datasets import make_tcr_shortcut
+    from toolaudit.traces import write_jsonl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "examples.jsonl"
+        t = time.perf_counter()
+        examples = make_tcr_shortcut(scale=args.scale, seed=args.seed)
+        write_jsonl(data, examples)
+        n_chars = sum(len(s.content) for e in examples for s in e.tools)
+        print(
+            f"controlled benchmark scale={args.scale}: {len(examples)} examples, "
+            f"{n_chars / 1e6:.1f}M characters of tool text ({time.perf_counter() - t:.0f}s to make)"
+        )
+        del examples
+        res = {}
+        parts = ["engine", "baseline"] if args.part == "both" else [args.part]
+        for part in parts:
+            out = Path(tmp) / f"{part}.json"
+            cmd = [
+                sys.executable,
+                __file__,
+                "--part",
+                part,
+                "--data",
+                str(data),
+                "--result",
+                str(out),
+                "--n-jobs",
+                str(args.n_jobs),
+            ]
+            subprocess.run(cmd, check=True)
+            res[part] = json.loads(out.read_text())
+            r = res[part]
+            stages = ", ".join(f"{k} {v:.1f}s" for k, v in r["stages"].items())
+            print(f"{part}: wall {r['wall']:.1f}s ({stages}); peak RSS {r['peak_rss_mb']:.0f} MB")
+    if len(res) < 2:
+        return 0
+    diffs = [
+        abs(res["baseline"]["aurocs"][k] - res["engine"]["aurocs"][k])
+        for k in res["baseline"]["aurocs"]
+    ]
+    for k in sorted(res["baseline"]["aurocs"]):
+        print(
+            f"  {k:40s} baseline {res['baseline']['aurocs'][k]:.6f} engine {res['engine']['aurocs'][k]:.6f}"
+        )
+    ratio = res["baseline"]["wall"] / res["engine"]["wall"]
+    print(f"ratio={ratio:.2f} max_auroc_diff={max(diffs):.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

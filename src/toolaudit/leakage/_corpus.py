@@ -1,0 +1,257 @@
+"""Per-section n-gram counts, tokenized once, from which every scope is composed.
+
+A scope (the full trace, one tool, a tool subset, a dilution point) is a list of
+sections joined with ``"\\n"``. Because ``"\\n"`` is whitespace and never part of a
+``\\w`` token, the counts of the joined text are the sum of the sections' counts, plus,
+for word bigrams only, one bigram per boundary: the last token of the previous section
+that has tokens followed by the first token of the next one. ``SectionCorpus`` stores a
+count matrix per (analyzer, section name) and adds those boundary bigrams explicitly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from toolaudit.leakage._ngrams import (
+    CharCodebook,
+    ChunkCounts,
+    TokenRegistry,
+    bigram_keys,
+    char_wb_chunk,
+    merge_chunks,
+    word_chunk,
+)
+
+logger = logging.getLogger(__name__)
+
+Analyzer = str  # "word" or "char_wb"
+ProgressFn = Callable[[int, int, str], None]
+
+
+class TermTable:
+    """Integer term keys with dense ids; extendable (boundary bigrams, synthetic text)."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.keys = np.asarray(keys, dtype=np.int64)
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._order = np.argsort(self.keys, kind="stable")
+        self._sorted = self.keys[self._order]
+
+    @property
+    def size(self) -> int:
+        """Number of terms."""
+        return int(self.keys.size)
+
+    def lookup(self, keys: np.ndarray, *, add: bool = False) -> np.ndarray:
+        """Ids of ``keys`` (-1 when unknown, unless ``add`` registers them)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        ids = np.full(keys.size, -1, dtype=np.int64)
+        if self.size:
+            pos = np.minimum(np.searchsorted(self._sorted, keys), self.size - 1)
+            found = self._sorted[pos] == keys
+            ids[found] = self._order[pos[found]]
+        missing = ids < 0
+        if add and missing.any():
+            new = np.unique(keys[missing])
+            start = self.size
+            self.keys = np.concatenate([self.keys, new])
+            self._reindex()
+            ids[missing] = start + np.searchsorted(new, keys[missing])
+        return ids
+
+
+def _widen(mat: sp.csr_matrix, n_cols: int) -> sp.csr_matrix:
+    if mat.shape[1] == n_cols:
+        return mat
+    return sp.csr_matrix((mat.data, mat.indices, mat.indptr), shape=(mat.shape[0], n_cols))
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSpec:
+    """Which n-grams to extract: word n-grams up to ``word_max_n`` (0 = none) and char_wb
+    n-grams of ``char_range`` (None = none)."""
+
+    word_max_n: int = 2
+    char_range: tuple[int, int] | None = (2, 5)
+    chunk_chars: int = 4_000_000
+
+
+class SectionCorpus:
+    """Count matrices per analyzer and section name (rows = examples, in order).
+
+    >>> corpus = SectionCorpus({"a": ["Hello world"], "b": ["again"]}, CorpusSpec())
+    >>> corpus.term_strings("word", corpus.scope_counts("word", ["a", "b"]).indices)
+    ['hello', 'world', 'again', 'hello world', 'world again']
+    """
+
+    def __init__(
+        self,
+        sections: dict[str, list[str]],
+        spec: CorpusSpec,
+        *,
+        progress: ProgressFn | None = None,
+    ) -> None:
+        self.spec = spec
+        self.n_rows = len(next(iter(sections.values()))) if sections else 0
+        self.registry = TokenRegistry()
+        self.mats: dict[Analyzer, dict[str, sp.csr_matrix]] = {"word": {}, "char_wb": {}}
+        self.first: dict[str, np.ndarray] = {}
+        self.last: dict[str, np.ndarray] = {}
+        self.tables: dict[Analyzer, TermTable] = {}
+        self.book: CharCodebook | None = None
+        if spec.char_range is not None:
+            present = None
+            for texts in sections.values():
+                for chunk in self._chunks(texts):
+                    present = CharCodebook.scan(chunk, present)
+            if present is None:
+                present = np.zeros(0x110000, dtype=bool)
+            self.book = CharCodebook(present, max_n=spec.char_range[1])
+        word_chunks: dict[str, list[ChunkCounts]] = {}
+        char_chunks: dict[str, list[ChunkCounts]] = {}
+        total = len(sections)
+        for done, (name, texts) in enumerate(sections.items()):
+            if len(texts) != self.n_rows:
+                raise ValueError(f"section {name!r} has {len(texts)} rows, not {self.n_rows}")
+            word_chunks[name], char_chunks[name] = self._extract(name, texts)
+            if progress is not None:
+                progress(done + 1, total, f"tokenized {name}")
+        if spec.word_max_n:
+            self._install("word", word_chunks)
+        if spec.char_range is not None:
+            self._install("char_wb", char_chunks)
+
+    def _chunks(self, texts: list[str]) -> list[list[str]]:
+        out: list[list[str]] = []
+        cur: list[str] = []
+        size = 0
+        for text in texts:
+            cur.append(text.lower())
+            size += len(text)
+            if size >= self.spec.chunk_chars:
+                out.append(cur)
+                cur, size = [], 0
+        if cur or not out:
+            out.append(cur)
+        return out
+
+    def _extract(self, name: str, texts: list[str]) -> tuple[list[ChunkCounts], list[ChunkCounts]]:
+        words: list[ChunkCounts] = []
+        chars: list[ChunkCounts] = []
+        firsts, lasts = [], []
+        for chunk in self._chunks(texts):
+            if self.spec.word_max_n:
+                wc = word_chunk(chunk, self.registry, max_n=self.spec.word_max_n)
+                words.append(wc.counts)
+                firsts.append(wc.first)
+                lasts.append(wc.last)
+            if self.book is not None and self.spec.char_range is not None:
+                lo, hi = self.spec.char_range
+                chars.append(char_wb_chunk(chunk, self.book, min_n=lo, max_n=hi))
+        if firsts:
+            self.first[name] = np.concatenate(firsts)
+            self.last[name] = np.concatenate(lasts)
+        return words, chars
+
+    def _install(self, analyzer: Analyzer, chunks: dict[str, list[ChunkCounts]]) -> None:
+        all_keys = [c.keys for lst in chunks.values() for c in lst]
+        keys = np.unique(np.concatenate(all_keys)) if all_keys else np.empty(0, np.int64)
+        self.tables[analyzer] = TermTable(keys)
+        for name, lst in chunks.items():
+            self.mats[analyzer][name] = merge_chunks(lst, keys)
+
+    @property
+    def section_names(self) -> list[str]:
+        """Names of the stored sections, in insertion order."""
+        return list(self.mats["char_wb"] or self.mats["word"])
+
+    def add_sections(self, sections: dict[str, list[str]]) -> None:
+        """Tokenize extra sections (e.g. synthetic dilution text) into the same tables."""
+        if self.book is not None and not all(self.book.covers(t) for t in sections.values()):
+            raise ValueError("extra sections use characters absent from the corpus")
+        for name, texts in sections.items():
+            words, chars = self._extract(name, texts)
+            for analyzer, lst in (("word", words), ("char_wb", chars)):
+                if analyzer not in self.tables:
+                    continue
+                table = self.tables[analyzer]
+                mats = []
+                for ch in lst:
+                    m = ch.counts.tocsr()
+                    col = table.lookup(ch.keys, add=True)
+                    mats.append((m.data, col[m.indices], m.indptr, m.shape[0]))
+                out = sp.vstack(
+                    [sp.csr_matrix((d, i, p), shape=(r, table.size)) for d, i, p, r in mats],
+                    format="csr",
+                )
+                out.sort_indices()
+                self.mats[analyzer][name] = out
+
+    def drop_sections(self, names: Sequence[str]) -> None:
+        """Forget sections added with ``add_sections`` (their terms stay in the tables)."""
+        for name in names:
+            for mats in self.mats.values():
+                mats.pop(name, None)
+            self.first.pop(name, None)
+            self.last.pop(name, None)
+
+    def scope_counts(self, analyzer: Analyzer, names: Sequence[str]) -> sp.csr_matrix:
+        """Counts of the sections ``names`` joined with newlines, for every row."""
+        table = self.tables[analyzer]
+        mats = [self.mats[analyzer][n] for n in names]
+        if analyzer == "word" and self.spec.word_max_n >= 2 and len(names) > 1:
+            mats.append(self._boundary_bigrams(names))
+        n_cols = table.size
+        if not mats:
+            return sp.csr_matrix((self.n_rows, n_cols), dtype=np.int32)
+        total = _widen(mats[0], n_cols).copy()
+        for m in mats[1:]:
+            total = total + _widen(m, n_cols)
+        total = sp.csr_matrix(total)
+        total.sort_indices()
+        return total
+
+    def _boundary_bigrams(self, names: Sequence[str]) -> sp.csr_matrix:
+        prev = np.full(self.n_rows, -1, dtype=np.int64)
+        rows, keys = [], []
+        for name in names:
+            first, last = self.first[name], self.last[name]
+            has = first >= 0
+            pair = has & (prev >= 0)
+            rows.append(np.flatnonzero(pair))
+            keys.append(bigram_keys(prev[pair], first[pair]))
+            prev = np.where(has, last, prev)
+        row = np.concatenate(rows)
+        ids = self.tables["word"].lookup(np.concatenate(keys), add=True)
+        shape = (self.n_rows, self.tables["word"].size)
+        return sp.coo_matrix((np.ones(row.size, dtype=np.int32), (row, ids)), shape=shape).tocsr()
+
+    def term_strings(self, analyzer: Analyzer, ids: np.ndarray) -> list[str]:
+        """The strings of term ids."""
+        keys = self.tables[analyzer].keys[np.asarray(ids, dtype=np.int64)]
+        if analyzer == "char_wb":
+            assert self.book is not None
+            return self.book.decode(keys)
+        return [self.registry.term(int(k)) for k in keys]
+
+    def string_order(self, analyzer: Analyzer, ids: np.ndarray) -> np.ndarray:
+        """``ids`` sorted by their term strings (Python's code-point order)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if analyzer == "char_wb":  # packed keys sort like strings
+            return ids[np.argsort(self.tables[analyzer].keys[ids], kind="stable")]
+        strings = self.term_strings(analyzer, ids)
+        order = sorted(range(len(strings)), key=strings.__getitem__)
+        return ids[np.asarray(order, dtype=np.int64)]
+
+    def term_lengths(self, analyzer: Analyzer) -> np.ndarray | None:
+        """Characters per term (char_wb only), indexed by term id."""
+        if analyzer != "char_wb" or self.book is None:
+            return None
+        return self.book.lengths(self.tables[analyzer].keys)

@@ -1,0 +1,228 @@
+"""The PT2D engine: tokenize each section once, compose scopes, fit in parallel.
+
+``PT2DEngine`` turns Examples into per-tool columns (the sections of one tool joined with
+``"\\n"``, exactly what ``Example.trace(tools=[tool])`` gives), extracts their n-grams
+once, and builds the TF-IDF design matrices of any scope and fold from the stored
+counts. Fits are independent and run through joblib; ``backend`` is passed to
+``joblib.parallel_config`` so a Dask or Ray cluster can take large sweeps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, parallel_config
+
+from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
+from toolaudit.leakage._features import (
+    FeatureSpec,
+    FitOutput,
+    LRSpec,
+    fit_and_score,
+    idf_weights,
+    min_df_for,
+    restrict,
+    select_vocabulary,
+    tfidf,
+)
+from toolaudit.traces import Example
+
+logger = logging.getLogger(__name__)
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolColumns:
+    """Examples laid out as one text column per tool name.
+
+    ``canonical`` is True when every example lists its sections grouped by tool in the
+    global order, so that the full trace equals the tool columns joined in order.
+    """
+
+    order: tuple[str, ...]
+    texts: dict[str, list[str]]
+    missing: dict[str, int]
+    canonical: bool
+
+    @classmethod
+    def from_examples(cls, examples: Sequence[Example]) -> ToolColumns:
+        """Group each example's sections by tool name (absent tool = empty text)."""
+        order: dict[str, None] = {}
+        for ex in examples:
+            for sec in ex.tools:
+                order.setdefault(sec.name, None)
+        names = tuple(order)
+        rank = {n: i for i, n in enumerate(names)}
+        texts: dict[str, list[str]] = {n: [] for n in names}
+        missing = dict.fromkeys(names, 0)
+        canonical = True
+        for ex in examples:
+            by_name: dict[str, list[str]] = {}
+            seq = [rank[s.name] for s in ex.tools]
+            blocks = [r for i, r in enumerate(seq) if i == 0 or seq[i - 1] != r]
+            if blocks != sorted(set(blocks)):
+                canonical = False
+            for sec in ex.tools:
+                by_name.setdefault(sec.name, []).append(sec.content)
+            for n in names:
+                parts = by_name.get(n)
+                if parts is None:
+                    missing[n] += 1
+                texts[n].append("\n".join(parts) if parts else "")
+        return cls(names, texts, missing, canonical)
+
+
+class PT2DEngine:
+    """Counts for every scope of a set of examples, and the design matrices of a fit."""
+
+    def __init__(
+        self,
+        examples: Sequence[Example],
+        specs: Sequence[FeatureSpec],
+        *,
+        progress: ProgressFn | None = None,
+        columns: ToolColumns | None = None,
+    ) -> None:
+        self.examples = examples
+        self.columns = columns or ToolColumns.from_examples(examples)
+        word = [s for s in specs if s.analyzer == "word"]
+        char = [s for s in specs if s.analyzer == "char_wb"]
+        char_range = None
+        if char:
+            char_range = (min(s.ngram_range[0] for s in char), max(s.ngram_range[1] for s in char))
+        self.corpus_spec = CorpusSpec(
+            word_max_n=max((s.ngram_range[1] for s in word), default=0), char_range=char_range
+        )
+        self.corpus = SectionCorpus(self.columns.texts, self.corpus_spec, progress=progress)
+        self._lengths: np.ndarray | None = None
+        self._explicit: dict[tuple[str, ...], str] = {}
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """Tool names in trace order."""
+        return self.columns.order
+
+    def scope_tools(self, scope: str) -> list[str]:
+        """Tools of a scope name: ``full`` is every tool; else the tool itself."""
+        return list(self.tools) if scope == "full" else [scope]
+
+    def counts(self, analyzer: str, tools: Sequence[str]) -> sp.csr_matrix:
+        """Term counts of ``Example.trace(tools)`` for every example."""
+        ordered = [t for t in self.tools if t in set(tools)]
+        if analyzer == "word" and not self.columns.canonical and len(ordered) > 1:
+            # interleaved sections: boundary bigrams need the real order, so tokenize it
+            key = tuple(ordered)
+            if key not in self._explicit:
+                name = f"__scope_{len(self._explicit)}"
+                texts = [ex.trace(tools=list(ordered)) for ex in self.examples]
+                self.corpus.add_sections({name: texts})
+                self._explicit[key] = name
+            return self.corpus.scope_counts(analyzer, [self._explicit[key]])
+        return self.corpus.scope_counts(analyzer, ordered)
+
+    def term_lengths(self, analyzer: str) -> np.ndarray | None:
+        """Characters per char_wb term id (recomputed when the table grows)."""
+        if analyzer != "char_wb":
+            return None
+        size = self.corpus.tables["char_wb"].size
+        if self._lengths is None or self._lengths.size != size:
+            self._lengths = self.corpus.term_lengths("char_wb")
+        return self._lengths
+
+    def design(
+        self, counts: sp.csr_matrix, spec: FeatureSpec, fit: np.ndarray, ev: np.ndarray
+    ) -> Design:
+        """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows)."""
+        c_fit = counts[fit]
+        min_df = min_df_for(fit.size, spec)
+        used = spec if min_df == spec.min_df else spec.with_min_df(min_df)
+        vocab = self._vocab(c_fit, used)
+        if vocab.size == 0 and used.min_df != 1:
+            used = spec.with_min_df(1)
+            vocab = self._vocab(c_fit, used)
+        x_fit_counts = restrict(c_fit, vocab)
+        idf = idf_weights(x_fit_counts)
+        x_fit = tfidf(x_fit_counts, idf)
+        x_eval = tfidf(restrict(counts[ev], vocab), idf) if ev.size else None
+        return Design(x_fit, x_eval, vocab, used.min_df)
+
+    def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:
+        analyzer = spec.analyzer
+        return select_vocabulary(
+            c_fit,
+            spec,
+            string_order=lambda ids: self.corpus.string_order(analyzer, ids),
+            term_lengths=self.term_lengths(analyzer),
+        )
+
+    def terms(self, analyzer: str, ids: np.ndarray) -> list[str]:
+        """Term strings of ids."""
+        return self.corpus.term_strings(analyzer, ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """One fold's design: fit and eval matrices, the vocabulary (term ids) and the min_df
+    actually used (lower than asked when the fit partition is too small)."""
+
+    x_fit: sp.csr_matrix
+    x_eval: sp.csr_matrix | None
+    vocab: np.ndarray
+    min_df: int | float
+
+
+def _job(
+    x_fit: sp.csr_matrix,
+    y_fit: np.ndarray,
+    x_eval: sp.csr_matrix | None,
+    lr: LRSpec,
+    top_k: int,
+) -> FitOutput:
+    if x_fit.shape[1] == 0 or np.unique(y_fit).size < 2:
+        n = 0 if x_eval is None else x_eval.shape[0]
+        return FitOutput(np.full(n, np.nan))
+    if x_eval is None:
+        x_eval = x_fit[:0]
+    if x_eval.shape[0] == 0:
+        out = fit_and_score(x_fit, y_fit, x_fit[:1], lr, top_k=top_k)
+        return FitOutput(np.empty(0), out.top_pos, out.top_neg)
+    return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
+
+
+def run_jobs(
+    jobs: Iterator[tuple[Any, tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix | None, int]]],
+    lr: LRSpec,
+    *,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    total: int = 0,
+    progress: ProgressFn | None = None,
+) -> list[tuple[Any, FitOutput]]:
+    """Run independent fits; ``jobs`` yields ``(tag, (x_fit, y_fit, x_eval, top_k))``.
+
+    Jobs are consumed lazily, so only a few design matrices exist at once.
+    """
+    tags: list[Any] = []
+
+    def calls() -> Iterator[Any]:
+        for tag, (x_fit, y_fit, x_eval, top_k) in jobs:
+            tags.append(tag)
+            yield delayed(_job)(x_fit, y_fit, x_eval, lr, top_k)
+
+    out: list[tuple[Any, FitOutput]] = []
+    settings: dict[str, Any] = {"n_jobs": n_jobs}
+    if backend is not None:
+        settings["backend"] = backend
+    with parallel_config(**settings):
+        runner = Parallel(return_as="generator", pre_dispatch="n_jobs")
+        for i, res in enumerate(runner(calls())):
+            out.append((tags[i], res))
+            if progress is not None:
+                progress(i + 1, max(total, i + 1), str(tags[i]))
+    return out

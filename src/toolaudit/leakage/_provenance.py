@@ -1,0 +1,278 @@
+"""Feature provenance: where a predictive n-gram comes from, and candidate token classes.
+
+For a top-weighted n-gram we search the sections of its scope for occurrences and name
+the serialized field each sits in: the key of a ``key: value`` line (a value may start
+on the line after ``key:``), or a JSON path when the section is JSON. Occurrences are
+grouped into *candidate token classes* by (tool, field); each class gets a regular
+expression with one capture group (for example ``ThermoMPNN_inference_(\\w+)\\.csv`` or
+``complex_id:\\s*(\\w+)``) inferred from the field's values across examples, in the form
+the redaction audit takes directly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_KEY_LINE = re.compile(r"^\s*([A-Za-z_][\w .\-/]{0,60}?)\s*[:=]\s*(.*)$")
+_MAX_ROWS = 400
+_MAX_CONTEXTS = 3
+
+
+def term_regex(term: str, analyzer: str) -> re.Pattern[str]:
+    """A regex finding ``term`` (lowercased n-gram) in lowercased text."""
+    if analyzer == "char_wb":
+        core = term.strip(" ")
+        left = r"(?<!\S)" if term.startswith(" ") else ""
+        right = r"(?!\S)" if term.endswith(" ") and len(term) > 1 else ""
+        return re.compile(left + re.escape(core) + right)
+    parts = term.split(" ")
+    gap = r"\b(?:\W|\b\w\b)*?\b"
+    return re.compile(r"\b" + gap.join(re.escape(p) for p in parts) + r"\b")
+
+
+def _json_leaves(obj: Any, path: str = "$") -> list[tuple[str, str]]:
+    if isinstance(obj, dict):
+        out = []
+        for k, v in obj.items():
+            out += [(f"{path}.{k}", str(k).lower())] if not isinstance(v, dict | list) else []
+            out += _json_leaves(v, f"{path}.{k}")
+        return out
+    if isinstance(obj, list):
+        return [leaf for i, v in enumerate(obj) for leaf in _json_leaves(v, f"{path}[{i}]")]
+    return [(path, json.dumps(obj, ensure_ascii=False).strip('"').lower())]
+
+
+def field_at(text: str, pos: int) -> str:
+    """The serialized field of the character at ``pos``: ``key`` of its ``key: value``
+    line (or of the ``key:`` line just above), else ``(line)``."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    line = text[start : end if end >= 0 else len(text)]
+    m = _KEY_LINE.match(line)
+    if m and (m.group(2) or pos - start < m.start(2)):
+        return m.group(1).strip() if pos - start >= m.start(2) else f"{m.group(1).strip()} (key)"
+    if start > 0:
+        prev_start = text.rfind("\n", 0, start - 1) + 1
+        pm = _KEY_LINE.match(text[prev_start : start - 1])
+        if pm and not pm.group(2):
+            return pm.group(1).strip()
+    return "(line)"
+
+
+def json_field(text: str, core: str) -> str | None:
+    """JSON path of the first leaf of ``text`` (a JSON section) containing ``core``."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    try:
+        doc = json.loads(stripped)
+    except ValueError:
+        return None
+    for path, value in _json_leaves(doc):
+        if core in value:
+            return re.sub(r"\[\d+\]", "[*]", path)
+    return None
+
+
+@dataclass(slots=True)
+class TermSource:
+    """Where a term occurs: counts per (tool, field) and a few contexts."""
+
+    fields: Counter[tuple[str, str]] = field(default_factory=Counter)
+    contexts: list[str] = field(default_factory=list)
+    rows: int = 0
+
+
+def locate(
+    term: str,
+    analyzer: str,
+    texts: dict[str, list[str]],
+    tools: Sequence[str],
+    rows: Sequence[int],
+) -> TermSource:
+    """Occurrences of ``term`` in the sections ``tools`` of ``rows`` (up to 400 rows)."""
+    rx = term_regex(term, analyzer)
+    core = term.strip(" ")
+    src = TermSource()
+    for row in list(rows)[:_MAX_ROWS]:
+        hit = False
+        for tool in tools:
+            original = texts[tool][row]
+            lower = original.lower()
+            same = len(lower) == len(original)
+            for m in rx.finditer(lower):
+                hit = True
+                name = json_field(lower, core) or field_at(original if same else lower, m.start())
+                src.fields[(tool, name)] += 1
+                if len(src.contexts) < _MAX_CONTEXTS:
+                    shown = original if same else lower
+                    a, b = max(0, m.start() - 40), min(len(shown), m.end() + 40)
+                    src.contexts.append(shown[a:b].replace("\n", " ⏎ "))
+        src.rows += int(hit)
+    return src
+
+
+def field_values(texts: list[str], key: str) -> list[str | None]:
+    """The value of ``key`` in each text (``key: value`` or ``key:`` + next line)."""
+    rx = re.compile(r"^[ \t]*" + re.escape(key) + r"[ \t]*[:=][ \t]*(.*)$", re.M)
+    out: list[str | None] = []
+    for text in texts:
+        m = rx.search(text)
+        if not m:
+            out.append(None)
+            continue
+        value = m.group(1).strip()
+        if not value:
+            nxt = text[m.end() + 1 :].split("\n", 1)[0]
+            value = nxt.strip()
+        out.append(value or None)
+    return out
+
+
+def _common_prefix(values: list[str]) -> str:
+    lo, hi = min(values), max(values)
+    n = 0
+    while n < min(len(lo), len(hi)) and lo[n] == hi[n]:
+        n += 1
+    return lo[:n]
+
+
+def _capture_class(parts: list[str], *, has_suffix: bool) -> str:
+    if parts and all(re.fullmatch(r"\d+", p) for p in parts):
+        return r"\d+"
+    if parts and all(re.fullmatch(r"\w+", p) for p in parts):
+        return r"\w+"
+    return r"\S+?" if has_suffix else r"\S+"
+
+
+def infer_pattern(key: str, values: list[str], term: str) -> tuple[str, str]:
+    """A regex with one capture group for the variable part of a field's values.
+
+    Returns ``(pattern, description)``. The token of each value that contains ``term``
+    is aligned across examples; its common prefix (cut back to a non-alphanumeric
+    character and to the last path component) and common suffix anchor the capture.
+    """
+    core = term.strip(" ").lower()
+    tokens = []
+    for v in values:
+        words = v.split()
+        hit = [w for w in words if core in w.lower()]
+        tokens.append(hit[0] if hit else (words[-1] if words else ""))
+    tokens = [t for t in tokens if t]
+    prefix = _common_prefix(tokens) if len(tokens) > 1 else ""
+    while prefix and prefix[-1].isalnum():
+        prefix = prefix[:-1]
+    suffix = _common_prefix([t[len(prefix) :][::-1] for t in tokens])[::-1] if tokens else ""
+    while suffix and suffix[0].isalnum():
+        suffix = suffix[1:]
+    parts = [t[len(prefix) : len(t) - len(suffix)] for t in tokens]
+    if any(not p for p in parts):
+        suffix, parts = "", [t[len(prefix) :] for t in tokens]
+    anchor = re.split(r"[/\\]", prefix)[-1]
+    cls = _capture_class(parts, has_suffix=bool(suffix))
+    if anchor or suffix:
+        pattern = re.escape(anchor) + f"({cls})" + re.escape(suffix)
+        desc = f"value after `{anchor}`" if anchor else f"value before `{suffix}`"
+        return pattern, desc + f" in field `{key}`"
+    return re.escape(key) + r"\s*[:=]\s*" + f"({cls})", f"value of `{key}`"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenClass:
+    """A candidate token class, ready for the redaction audit."""
+
+    name: str
+    pattern: str
+    description: str
+    tools: tuple[str, ...]
+    fields: tuple[str, ...]
+    support: int
+    distinct_values: int
+    examples: tuple[str, ...]
+    score: float
+    terms: tuple[str, ...]
+    same_values_as: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON record (``kind`` is always ``regex``)."""
+        return {
+            "name": self.name,
+            "kind": "regex",
+            "pattern": self.pattern,
+            "description": self.description,
+            "tools": list(self.tools),
+            "fields": list(self.fields),
+            "support": self.support,
+            "distinct_values": self.distinct_values,
+            "example_values": list(self.examples),
+            "score": self.score,
+            "terms": list(self.terms),
+            "same_values_as": list(self.same_values_as),
+        }
+
+
+def captures(pattern: str, texts: list[str]) -> list[str | None]:
+    """First capture of ``pattern`` in each text (None when it does not match)."""
+    rx = re.compile(pattern)
+    out: list[str | None] = []
+    for t in texts:
+        m = rx.search(t)
+        out.append(m.group(1) if m else None)
+    return out
+
+
+def build_class(
+    tool: str, key: str, term: str, texts: list[str], score: float, terms: list[str]
+) -> TokenClass | None:
+    """Infer the class of ``key`` values in ``tool`` (None when the field is not found)."""
+    values = [v for v in field_values(texts, key) if v]
+    if not values:
+        return None
+    pattern, desc = infer_pattern(key, values, term)
+    got = [c for c in captures(pattern, texts) if c is not None]
+    if not got:
+        return None
+    distinct = sorted(set(got))
+    return TokenClass(
+        name=f"{tool}.{key}",
+        pattern=pattern,
+        description=desc,
+        tools=(tool,),
+        fields=(key,),
+        support=len(got),
+        distinct_values=len(distinct),
+        examples=tuple(distinct[:5]),
+        score=score,
+        terms=tuple(terms[:8]),
+    )
+
+
+def duplicate_fields(
+    values: list[str | None], texts: dict[str, list[str]], skip: str
+) -> list[tuple[str, str, float]]:
+    """Other (tool, field) pairs that repeat the captured ``values`` of a class."""
+    found: list[tuple[str, str, float]] = []
+    rows = [i for i, v in enumerate(values) if v]
+    if not rows:
+        return found
+    for tool, col in texts.items():
+        if tool == skip:
+            continue
+        fields: Counter[str] = Counter()
+        hits = 0
+        for i in rows[:_MAX_ROWS]:
+            v = values[i]
+            assert v is not None
+            m = re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w])", col[i])
+            if m:
+                hits += 1
+                fields[field_at(col[i], m.start())] += 1
+        rate = hits / min(len(rows), _MAX_ROWS)
+        if rate >= 0.5 and fields:
+            found.append((tool, fields.most_common(1)[0][0], rate))
+    return found
