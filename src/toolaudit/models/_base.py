@@ -28,3 +28,15 @@ class LanguageModel(Protocol):
     ) -> list[str]:
         """Greedy (deterministic) completions of each prompt."""
         ...
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """Truncate ``text`` at the earliest stop string (the stop string itself is dropped);
+    every backend applies this so that stop handling is identical across backends."""
+    cut = len(text)
+    for s in stop:
+        if s:
+            k = text.find(s)
+            if k != -1:
+                cut = min(cut, k)
+    return text[:cut]

@@ -1,0 +1,73 @@
+"""Plain Python callable backend (``py:module:function``).
+
+``function(prompts) -> list[str]`` generates; it may also accept ``max_tokens`` and
+``stop`` keywords. An optional ``function.loglikelihood(requests) -> list[list[float]]``
+attribute provides scoring.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolaudit.errors import ModelError
+from toolaudit.models._base import cut_at_stop
+
+
+class CallableModel:
+    """A Python function behind the :class:`LanguageModel` interface."""
+
+    def __init__(self, fn: Callable[..., Sequence[str]], *, name: str) -> None:
+        self.fn = fn
+        self.name = name
+
+    @property
+    def identity(self) -> str:
+        """``py:module:function`` plus the function's own ``version`` attribute if any."""
+        version = getattr(self.fn, "version", None)
+        return f"py:{self.name}" + (f"@{version}" if version is not None else "")
+
+    def generate(
+        self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
+    ) -> list[str]:
+        """Call the function on the prompts; cut each answer at the first stop string."""
+        try:
+            params = inspect.signature(self.fn).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        kwargs: dict[str, Any] = {}
+        if "max_tokens" in params:
+            kwargs["max_tokens"] = max_tokens
+        if "stop" in params:
+            kwargs["stop"] = tuple(stop)
+        out = list(self.fn(list(prompts), **kwargs))
+        if len(out) != len(prompts) or not all(isinstance(t, str) for t in out):
+            raise ModelError(f"{self.identity} must return one string per prompt")
+        return [cut_at_stop(t, stop) for t in out]
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Delegate to ``function.loglikelihood`` when the function has one."""
+        scorer = getattr(self.fn, "loglikelihood", None)
+        if scorer is None:
+            raise ModelError(f"{self.identity} has no 'loglikelihood' attribute; it cannot score")
+        out = [[float(v) for v in row] for row in scorer(list(requests))]
+        if len(out) != len(requests):
+            raise ModelError(f"{self.identity}.loglikelihood must return one list per request")
+        return out
+
+
+def load_callable(target: str, **options: Any) -> CallableModel:
+    """Registry factory for ``py:module:function``."""
+    module_name, _, attr = target.rpartition(":")
+    if not module_name or not attr:
+        raise ModelError(f"py: spec must be py:module:function; got 'py:{target}'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ModelError(f"py: cannot import module {module_name!r}: {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ModelError(f"py: {module_name!r} has no callable {attr!r}")
+    return CallableModel(fn, name=target, **options)

@@ -1,0 +1,244 @@
+"""OpenAI-compatible server backend (``openai:MODEL@URL``): vLLM, llama.cpp's server,
+SGLang, Ollama, hosted APIs.
+
+Log-likelihoods come from the completions endpoint with ``echo=True, logprobs=1,
+max_tokens=1``: the server scores the whole prompt ``context + continuation`` and returns
+each prompt token's log-probability with its character offset; the continuation's
+tokens are those ending after ``len(context)`` and starting before the end of the
+prompt. The server tokenizes the joined text, so a token that straddles the boundary
+(context ``"ab"``, continuation ``"c"`` tokenized as ``"abc"``) is counted as a
+continuation token; such cases are logged. The generated extra token is ignored.
+
+The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
+``api_key_env``) when the client is first needed. It is never part of ``identity``,
+never logged, and is masked in every error message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
+
+from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
+from toolaudit.models._base import cut_at_stop
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+Endpoint = Literal["completions", "chat"]
+ENDPOINTS: tuple[str, ...] = ("completions", "chat")
+
+
+class OpenAIModel:
+    """A model served behind an OpenAI-compatible HTTP API.
+
+    Args:
+        model: model name the server knows.
+        base_url: e.g. ``http://localhost:8000/v1``; ``None`` uses the SDK default.
+        endpoint: ``completions`` (raw text) or ``chat`` (each prompt sent as one user
+            message) for :meth:`generate`; scoring always uses completions.
+        api_key_env: environment variable that holds the key (none needed locally).
+        concurrency: parallel requests (a thread pool).
+        timeout: seconds per request.
+        max_retries: retries after a connection error, timeout, 429 or 5xx.
+        backoff: first retry delay in seconds; doubles each retry.
+
+    Example:
+        >>> lm = OpenAIModel("gemma3-270m", "http://localhost:8080/v1")  # doctest: +SKIP
+        >>> lm.generate(["2 + 2 ="], max_tokens=3)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        *,
+        endpoint: Endpoint = "completions",
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 4,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        backoff: float = 0.5,
+    ) -> None:
+        if endpoint not in ENDPOINTS:
+            raise ConfigError.invalid("endpoint", ENDPOINTS, endpoint)
+        self.model = model
+        self.base_url = base_url.rstrip("/") if base_url else None
+        self.endpoint: Endpoint = endpoint
+        self.api_key_env = api_key_env
+        self.concurrency = max(1, int(concurrency))
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.backoff = float(backoff)
+        self._client: Any = None
+        self._secret: str | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.identity!r})"
+
+    @property
+    def identity(self) -> str:
+        """``openai:MODEL@URL`` (``:chat`` appended for the chat endpoint); no key."""
+        base = f"openai:{self.model}@{self.base_url or 'default'}"
+        return base + (":chat" if self.endpoint == "chat" else "")
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            try:
+                import openai
+            except ImportError:
+                raise MissingDependencyError("openai", "models") from None
+            key = os.environ.get(self.api_key_env)
+            self._secret = key or None
+            self._client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=key or "EMPTY",  # local servers accept any key
+                timeout=self.timeout,
+                max_retries=0,  # our own loop retries, with logging that masks the key
+            )
+        return self._client
+
+    def _mask(self, text: str) -> str:
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return text
+
+    def _call(self, fn: Callable[[], T], what: str) -> T:
+        import openai
+
+        retryable = (
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+            openai.RateLimitError,
+            openai.InternalServerError,
+        )
+        for attempt in range(self.max_retries + 1):
+            try:
+                return fn()
+            except retryable as exc:
+                if attempt == self.max_retries:
+                    raise ModelError(
+                        f"{self.identity}: {what} failed after {attempt + 1} tries: "
+                        f"{self._mask(str(exc))}"
+                    ) from None
+                delay = self.backoff * 2**attempt
+                logger.warning(
+                    "%s: %s failed (%s); retry %d in %.1fs",
+                    self.identity,
+                    what,
+                    type(exc).__name__,
+                    attempt + 1,
+                    delay,
+                )
+                time.sleep(delay)
+            except openai.OpenAIError as exc:
+                raise ModelError(
+                    f"{self.identity}: {what} failed: {self._mask(str(exc))}"
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _map(self, fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
+        if self.concurrency == 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            return list(pool.map(fn, items))
+
+    # -- scoring ---------------------------------------------------------------------
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
+        """Per-token log-probabilities of each continuation (prompt echo with logprobs)."""
+        client = self._get_client()
+        return self._map(lambda r: self._score_one(client, r[0], r[1]), list(requests))
+
+    def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
+        prompt = context + continuation
+        resp = self._call(
+            lambda: client.completions.create(
+                model=self.model,
+                prompt=prompt,
+                echo=True,
+                logprobs=1,
+                max_tokens=1,
+                temperature=0,
+            ),
+            "scoring",
+        )
+        return continuation_logprobs(resp, context=context, prompt=prompt, source=self.identity)
+
+    # -- generation ------------------------------------------------------------------
+    def generate(
+        self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
+    ) -> list[str]:
+        """Greedy (temperature 0) completions, concurrently, cut at the first stop string."""
+        client = self._get_client()
+        stops = [s for s in stop if s] or None
+
+        def one(prompt: str) -> str:
+            if self.endpoint == "chat":
+                resp = self._call(
+                    lambda: client.chat.completions.create(
+                        model=self.model,
+                        messages=[{"role": "user", "content": prompt}],
+                        max_tokens=max_tokens,
+                        temperature=0,
+                        stop=stops,
+                    ),
+                    "chat generation",
+                )
+                text = resp.choices[0].message.content or ""
+            else:
+                resp = self._call(
+                    lambda: client.completions.create(
+                        model=self.model,
+                        prompt=prompt,
+                        max_tokens=max_tokens,
+                        temperature=0,
+                        stop=stops,
+                    ),
+                    "generation",
+                )
+                text = resp.choices[0].text or ""
+            return cut_at_stop(text, stop)
+
+        return self._map(one, list(prompts))
+
+
+def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
+    """Pick the continuation's token log-probabilities out of an echoed completion."""
+    lp = resp.choices[0].logprobs if resp.choices else None
+    if lp is None or not lp.text_offset or lp.token_logprobs is None:
+        raise ModelError(
+            f"{source}: the server returned no prompt log-probabilities for echo=True; "
+            "scoring needs a server that supports echo with logprobs (vLLM, llama.cpp)"
+        )
+    offsets: list[int] = list(lp.text_offset)
+    ends = offsets[1:] + [offsets[-1] + len(lp.tokens[-1])]
+    cut, end = len(context), len(prompt)
+    picked: list[float] = []
+    for start, stop_, value, token in zip(
+        offsets, ends, lp.token_logprobs, lp.tokens, strict=False
+    ):
+        if stop_ <= cut or start >= end:
+            continue
+        if start < cut:
+            logger.debug("%s: token %r straddles the context/continuation boundary", source, token)
+        if value is None:
+            raise ModelError(
+                f"{source}: no log-probability for the first prompt token; give a non-empty context"
+            )
+        picked.append(float(value))
+    return picked
+
+
+def load_openai(target: str, **options: Any) -> OpenAIModel:
+    """Registry factory for ``openai:MODEL@URL`` (``openai:MODEL`` uses the SDK default)."""
+    model, at, url = target.rpartition("@")
+    if not at:
+        model, url = target, ""
+    if not model:
+        raise ModelError(
+            f"openai: spec needs a model name, e.g. openai:gpt-4o-mini; got {target!r}"
+        )
+    return OpenAIModel(model, url or os.environ.get("OPENAI_BASE_URL"), **options)

@@ -1,0 +1,96 @@
+"""Fixtures for the model backends: the real embedded Gemma behind HFModel, and a real
+llama.cpp server (llama-cpp-python) serving the same GGUF file."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+LLAMA_KEY_ENV = "TOOLAUDIT_TEST_LLAMA_KEY"
+LLAMA_KEY = "sk-test-6f1c2a9e-never-in-caches"
+LLAMA_ALIAS = "gemma3-270m"
+READY_TIMEOUT_S = 180.0
+
+
+@pytest.fixture(scope="session")
+def hf_model(embedded_lm):
+    """HFModel around the session's embedded (model, tokenizer)."""
+    from toolaudit.models._hf import HFModel
+
+    model, tok = embedded_lm
+    return HFModel.from_loaded(model, tok, identity="embedded:test", batch_size=4)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ready(url: str) -> bool:
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {LLAMA_KEY}"})
+    try:
+        with urllib.request.urlopen(req, timeout=2) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory) -> Iterator[str]:
+    """Start ``python -m llama_cpp.server`` on a free port; yield its /v1 URL.
+
+    The server requires an API key, which the tests pass through the environment
+    variable ``TOOLAUDIT_TEST_LLAMA_KEY``. Missing llama-cpp-python is a failure, not a
+    skip: .ci/run installs it.
+    """
+    try:
+        import llama_cpp.server  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(f"llama-cpp-python[server] is not installed ({exc}); see .ci/run")
+    from toolaudit.models import embedded_gguf_path
+
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(embedded_gguf_path()),
+        "--model_alias", LLAMA_ALIAS,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
+        "--logits_all", "true", "--chat_format", "gemma",
+        "--api_key", LLAMA_KEY,
+    ]  # fmt: skip
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/v1"
+    os.environ[LLAMA_KEY_ENV] = LLAMA_KEY
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while not _ready(base + "/models"):
+            if proc.poll() is not None:
+                pytest.fail(f"llama server exited ({proc.returncode}):\n{_tail(log)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama server not ready in {READY_TIMEOUT_S:.0f}s:\n{_tail(log)}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.environ.pop(LLAMA_KEY_ENV, None)
+
+
+def _tail(path: Path) -> str:
+    return path.read_text(errors="replace")[-2000:]

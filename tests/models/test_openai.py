@@ -1,0 +1,156 @@
+"""The OpenAI-compatible backend against a real llama.cpp server (llama-cpp-python)
+serving the same GGUF file as the embedded transformers model.
+
+Agreement tolerance, HF (Q4_K_M dequantized to float32) vs llama.cpp (quantized
+kernels): identical tokenization of every continuation; per-text mean surprisal within
+0.10 nats/token; pooled mean surprisal within 0.06 nats/token; per-token Pearson
+correlation at least 0.99.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tests.models.conftest import LLAMA_ALIAS, LLAMA_KEY, LLAMA_KEY_ENV
+from toolaudit.errors import ModelError
+from toolaudit.models import CachedModel, load_model
+from toolaudit.models._openai import continuation_logprobs
+
+pytestmark = pytest.mark.llama
+
+TEXTS = [
+    ("The customer asked for a refund", " because the item arrived damaged."),
+    ("Order #W123 was shipped", " to the address on file in Boston."),
+    ("def add(a, b):", "\n    return a + b"),
+]
+PER_TEXT_TOL = 0.10
+POOLED_TOL = 0.06
+MIN_CORR = 0.99
+
+
+@pytest.fixture(scope="module")
+def server_model(llama_server):
+    return load_model(
+        f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, concurrency=3
+    )
+
+
+@pytest.fixture(scope="module")
+def llama_scores(server_model) -> list[list[float]]:
+    return server_model.loglikelihood(TEXTS)
+
+
+def test_openai_scores_agree_with_hf_within_tolerance(llama_scores, hf_model, embedded_lm):
+    _, tok = embedded_lm
+    hf_scores = hf_model.loglikelihood(TEXTS)
+    pooled_l, pooled_h = [], []
+    for (_, cont), lo, hf in zip(TEXTS, llama_scores, hf_scores, strict=True):
+        assert len(lo) == len(hf) == len(tok(cont, add_special_tokens=False)["input_ids"])
+        assert abs(np.mean(lo) - np.mean(hf)) <= PER_TEXT_TOL
+        pooled_l += lo
+        pooled_h += hf
+    assert abs(np.mean(pooled_l) - np.mean(pooled_h)) <= POOLED_TOL
+    assert np.corrcoef(pooled_l, pooled_h)[0, 1] >= MIN_CORR
+
+
+def test_openai_server_tokens_equal_hf_tokens(llama_server, embedded_lm):
+    import openai
+
+    _, tok = embedded_lm
+    client = openai.OpenAI(base_url=llama_server, api_key=LLAMA_KEY)
+    context, cont = TEXTS[0]
+    resp = client.completions.create(
+        model=LLAMA_ALIAS, prompt=context + cont, echo=True, logprobs=1, max_tokens=1
+    )
+    lp = resp.choices[0].logprobs
+    server_tokens = [
+        t
+        for t, off in zip(lp.tokens, lp.text_offset, strict=True)
+        if len(context) <= off < len(context + cont)
+    ]
+    hf_tokens = [tok.decode([i]) for i in tok(cont, add_special_tokens=False)["input_ids"]]
+    assert server_tokens == hf_tokens
+
+
+def test_openai_generate_greedy_is_repeatable_and_cut_at_stop(server_model):
+    prompts = ["The capital of France is", "Once upon a time"]
+    first = server_model.generate(prompts, max_tokens=5)
+    assert server_model.generate(prompts, max_tokens=5) == first
+    word = first[1].split()[1]
+    assert server_model.generate(prompts[1:], max_tokens=5, stop=[word]) == [
+        first[1][: first[1].index(word)]
+    ]
+
+
+def test_openai_chat_endpoint_returns_text(llama_server):
+    chat = load_model(
+        f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, endpoint="chat"
+    )
+    assert chat.identity.endswith(":chat")
+    (text,) = chat.generate(["Say the word hello."], max_tokens=4)
+    assert isinstance(text, str)
+
+
+def test_openai_api_key_never_in_identity_logs_or_cache(llama_server, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    lm = load_model(f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV)
+    cached = CachedModel(lm, tmp_path / "cache.sqlite")
+    cached.loglikelihood([("Hello", " world")])
+    cached.generate(["Hello"], max_tokens=2)
+    assert cached.calls == {"made": 2, "cached": 0}
+    cached.cache.close()
+    for blob in (lm.identity, repr(lm), caplog.text):
+        assert LLAMA_KEY not in blob
+    for f in tmp_path.iterdir():
+        assert LLAMA_KEY.encode() not in f.read_bytes()
+
+
+def test_openai_wrong_key_error_masks_the_key(llama_server, monkeypatch):
+    wrong = "sk-wrong-key-0123456789"
+    monkeypatch.setenv("TOOLAUDIT_TEST_WRONG_KEY", wrong)
+    lm = load_model(f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env="TOOLAUDIT_TEST_WRONG_KEY")
+    with pytest.raises(ModelError) as err:
+        lm.generate(["Hello"], max_tokens=1)
+    assert wrong not in str(err.value)
+    assert "401" in str(err.value) or "auth" in str(err.value).lower()
+
+
+def test_openai_unreachable_server_retries_with_backoff(caplog):
+    lm = load_model("openai:m@http://127.0.0.1:9/v1", max_retries=2, backoff=0.05, timeout=2.0)
+    start = time.monotonic()
+    with pytest.raises(ModelError, match="after 3 tries"):
+        lm.generate(["x"], max_tokens=1)
+    assert time.monotonic() - start >= 0.05 + 0.1
+    assert sum("retry" in r.message for r in caplog.records) == 2
+
+
+def test_continuation_logprobs_selects_tokens_by_offset():
+    resp = SimpleNamespace(
+        choices=[
+            SimpleNamespace(
+                logprobs=SimpleNamespace(
+                    tokens=["Hel", "lo", " wor", "ld", "!"],
+                    text_offset=[0, 3, 5, 9, 11],
+                    token_logprobs=[None, -1.0, -2.0, -3.0, -4.0],
+                )
+            )
+        ]
+    )
+    # "!" is the generated token after the prompt and is ignored.
+    assert continuation_logprobs(resp, context="Hello", prompt="Hello world", source="t") == [
+        -2.0,
+        -3.0,
+    ]
+    # A token straddling the boundary ("lo" covers 3..5, context ends at 4) is counted.
+    assert continuation_logprobs(resp, context="Hell", prompt="Hello world", source="t") == [
+        -1.0,
+        -2.0,
+        -3.0,
+    ]
+    with pytest.raises(ModelError, match="first prompt token"):
+        continuation_logprobs(resp, context="", prompt="Hello world", source="t")

@@ -1,0 +1,25 @@
+"""A plain-callable backend used by the ``py:`` tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+CALLS: list[int] = []
+
+
+def echo_upper(prompts: Sequence[str], *, max_tokens: int = 32) -> list[str]:
+    """Upper-case each prompt, cut to ``max_tokens`` characters."""
+    CALLS.append(len(prompts))
+    return [p.upper()[:max_tokens] for p in prompts]
+
+
+def _ll(requests: Sequence[tuple[str, str]]) -> list[list[float]]:
+    return [[-float(len(c))] * len(k) for c, k in requests]
+
+
+echo_upper.loglikelihood = _ll  # type: ignore[attr-defined]
+
+
+def no_scoring(prompts: Sequence[str]) -> list[str]:
+    """Generation only."""
+    return ["x" for _ in prompts]
