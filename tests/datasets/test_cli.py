@@ -1,0 +1,72 @@
+"""``toolaudit datasets make`` / ``list`` and the demo hook."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from toolaudit.cli.main import main
+from toolaudit.datasets import demo_sections, plan_counts
+
+
+def test_datasets_make_json_prints_counts_per_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tcr"
+    code = main(["datasets", "make", "tcr-shortcut", "--out", str(out), "--scale", "0.01",
+                 "--seed", "2", "--json"])  # fmt: skip
+    assert code == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["path"] == str(out / "examples.jsonl")
+    assert (payload["seed"], payload["scale"]) == (2, 0.01)
+    cells = {(c["group"], c["split"]): (c["total"], c["positives"]) for c in payload["cells"]}
+    assert cells == {(c.group, c.split): (c.total, c.positives) for c in plan_counts(scale=0.01)}
+    assert payload["examples"] == sum(1 for _ in (out / "examples.jsonl").open())
+
+
+def test_datasets_make_prints_a_count_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["datasets", "make", "tcr-shortcut", "--out", str(tmp_path), "--scale", "0.01"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "C4" in text and "test" in text and "examples.jsonl" in text
+
+
+@pytest.mark.parametrize("bad", ["0", "1.5", "-1", "nan", "abc"])
+def test_datasets_make_bad_scale_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    code = main(["datasets", "make", "tcr-shortcut", "--out", str(tmp_path), "--scale", bad])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert f"invalid scale='{bad}'; allowed: a number in (0, 1]" in err
+    assert not (tmp_path / "examples.jsonl").exists()
+
+
+def test_datasets_list_json_names_tcr_shortcut(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["datasets", "list", "--json"]) == 0
+    names = [d["name"] for d in json.loads(capsys.readouterr().out)["datasets"]]
+    assert names == ["tcr-shortcut"]
+
+
+def test_demo_sections_writes_small_benchmark_and_counts_table(tmp_path: Path) -> None:
+    calls: list[tuple[int, int, str]] = []
+    start = time.perf_counter()
+    sections = demo_sections(
+        tmp_path, data_root=None, seed=0, progress=lambda d, t, lab: calls.append((d, t, lab))
+    )
+    assert time.perf_counter() - start < 15
+    path = tmp_path / "tcr-shortcut" / "examples.jsonl"
+    n_lines = sum(1 for _ in path.open())
+    assert n_lines == sum(c.total for c in plan_counts(scale=0.05))
+    assert calls and calls[-1][0] == calls[-1][1] == n_lines
+    (section,) = sections
+    table = next(b for b in section.blocks if not isinstance(b, str))
+    assert [r[:4] for r in table.rows] == [  # type: ignore[union-attr]
+        [c.group, c.split, c.total, c.positives] for c in plan_counts(scale=0.05)
+    ]
