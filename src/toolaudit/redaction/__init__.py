@@ -54,6 +54,7 @@ from toolaudit.redaction._scoring import (
     parse_answer,
     score_rows,
 )
+from toolaudit.redaction._trim import trim_example, trim_examples
 
 __all__ = [
     "BUILTIN_CLASSES",
@@ -92,5 +93,7 @@ __all__ = [
     "run_redaction",
     "score_rows",
     "select_rows",
+    "trim_example",
+    "trim_examples",
     "write_outputs",
 ]
