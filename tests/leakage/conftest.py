@@ -47,7 +47,9 @@ def adversarial() -> list[Example]:
 
 @pytest.fixture(scope="module")
 def tcr_small() -> list[Example]:
-    """The controlled benchmark at a small scale."""
+    """The controlled benchmark at a small scale (160 train and all test rows)."""
     from toolaudit.datasets import make_tcr_shortcut
 
-    return make_tcr_shortcut(scale=0.02, seed=0)
+    rows = make_tcr_shortcut(scale=0.02, seed=0)
+    train = [e for e in rows if e.split == "train"][:160]
+    return train + [e for e in rows if e.split == "test"]

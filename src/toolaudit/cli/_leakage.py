@@ -21,7 +21,10 @@ def register(sub: Any) -> None:
         example="toolaudit leakage examples.jsonl --out leak-out --fit split=train --eval split=test",
     )
     p.add_argument(
-        "data", type=Path, help="Example JSONL, or a tau2-bench / tau-bench results file"
+        "data",
+        type=Path,
+        nargs="+",
+        help="Example JSONL, or tau2-bench / tau-bench results file(s); several files are pooled",
     )
     p.add_argument("--out", type=Path, required=True, help="output folder (leakage.json, report)")
     p.add_argument("--fit", default=None, help="fit partition, e.g. split=train or group=C0")
@@ -128,14 +131,16 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import load_examples
 
-    if not args.data.exists():
-        raise DataError(f"{args.data}: no such file")
     cfg = _config(args)
-    examples = list(load_examples(args.data, threshold=args.threshold))
+    examples = []
+    for path in args.data:
+        if not path.exists():
+            raise DataError(f"{path}: no such file")
+        examples.extend(load_examples(path, threshold=args.threshold))
     with progress("leakage") as cb:
         result = run_leakage(examples, cfg, progress=cb)
     payload = result.as_json()
-    payload["data"] = {"path": args.data.name, "examples": len(examples)}
+    payload["data"] = {"files": [p.name for p in args.data], "examples": len(examples)}
     meta = run_metadata(command="toolaudit leakage", seed=args.seed, config=cfg.as_json())
     path = write_leakage(args.out, payload, meta=meta)
     write_report(args.out, "toolaudit leakage", leakage_sections(payload))

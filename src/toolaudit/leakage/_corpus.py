@@ -80,7 +80,7 @@ class CorpusSpec:
 
     word_max_n: int = 2
     char_range: tuple[int, int] | None = (2, 5)
-    chunk_chars: int = 4_000_000
+    chunk_chars: int = 2_000_000
 
 
 class SectionCorpus:
@@ -174,7 +174,10 @@ class SectionCorpus:
 
     def add_sections(self, sections: dict[str, list[str]]) -> None:
         """Tokenize extra sections (e.g. synthetic dilution text) into the same tables."""
-        if self.book is not None and not all(self.book.covers(t) for t in sections.values()):
+        book = self.book
+        if book is not None and not all(
+            book.covers([t.lower() for t in texts]) for texts in sections.values()
+        ):
             raise ValueError("extra sections use characters absent from the corpus")
         for name, texts in sections.items():
             words, chars = self._extract(name, texts)

@@ -146,6 +146,9 @@ class PT2DEngine:
         if vocab.size == 0 and used.min_df != 1:
             used = spec.with_min_df(1)
             vocab = self._vocab(c_fit, used)
+        if vocab.size == 0:  # the scope has no text in these fit rows
+            empty = sp.csr_matrix((fit.size, 0))
+            return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
         x_fit_counts = restrict(c_fit, vocab)
         idf = idf_weights(x_fit_counts)
         x_fit = tfidf(x_fit_counts, idf)

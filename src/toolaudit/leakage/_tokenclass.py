@@ -117,7 +117,7 @@ def token_classes(
     for (tool, fld), score in sorted(mass.items(), key=lambda kv: (-kv[1], kv[0])):
         if len(classes) >= _MAX_CLASSES:
             break
-        ranked = [t for _, t in sorted(terms[(tool, fld)], reverse=True)]
+        ranked = list(dict.fromkeys(t for _, t in sorted(terms[(tool, fld)], reverse=True)))
         cls = build_class(tool, fld, ranked[0], texts[tool], score, ranked)
         if cls is None or cls.name in seen:
             continue

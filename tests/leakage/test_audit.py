@@ -1,0 +1,104 @@
+"""run_leakage end to end: the planted carrier is found, bad input is reported."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from toolaudit.errors import DataError
+from toolaudit.leakage import DilutionConfig, LeakageConfig, run_leakage
+from toolaudit.traces import Example, ToolSection
+
+from .conftest import adversarial_examples
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return run_leakage(
+        adversarial_examples(n=160, seed=1),
+        LeakageConfig(n_boot=200, dilution=DilutionConfig(k_values=(0, 1, 3), n_seeds=2)),
+    )
+
+
+def test_run_leakage_localizes_planted_id_to_its_tool(planted):
+    table = planted.table("char_wb_3_5")
+    assert table["t2"] > 0.7
+    assert table["t2"] > max(table[t] for t in ("t0", "t1", "t3")) + 0.1
+    rows = {(r.scope, r.features): r for r in planted.scopes}
+    lo, hi = rows[("t2", "char_wb_3_5")].summary.ci95
+    assert lo < table["t2"] < hi
+
+
+def test_run_leakage_provenance_names_field_and_class(planted):
+    feats = [
+        f for f in planted.provenance["features"] if f["scope"] == "t2" and f["features"] == "char_wb_3_5"
+    ]
+    assert feats and feats[0]["fields"][0] == {"tool": "t2", "field": "path", "count": feats[0]["fields"][0]["count"]}
+    top = planted.provenance["classes"][0]
+    assert top["kind"] == "regex" and top["pattern"] == r"file_(\d+)\.csv"
+    assert top["support"] == 160
+    assert planted.prefix_lookup["class"] == "t2.path"
+    assert planted.prefix_lookup["rows"][0]["chars"] == 1
+    assert planted.prefix_lookup["rows"][0]["auroc"] > 0.75
+
+
+def test_run_leakage_dilution_shapes(planted):
+    dil = planted.dilution
+    assert dil["carrier"] == "t2"
+    assert [p["size"] for p in dil["real"]] == [1, 2, 3, 4]
+    assert dil["real"][0]["auroc"] == planted.table("char_wb_3_5")["t2"]
+    assert dil["real"][-1]["auroc"] == planted.table("char_wb_3_5")["full"]
+    pts = {p["k"]: p for p in dil["synthetic"]["points"]}
+    assert pts[0]["sd"] == 0.0 and pts[0]["mean"] == dil["real"][0]["auroc"]
+    assert pts[3]["mean"] < pts[0]["mean"]
+    assert dil["synthetic"]["pool_tools"] == ["t0", "t1", "t3"]
+
+
+def test_run_leakage_json_is_deterministic(planted):
+    again = run_leakage(
+        adversarial_examples(n=160, seed=1),
+        LeakageConfig(n_boot=200, dilution=DilutionConfig(k_values=(0, 1, 3), n_seeds=2)),
+    )
+    assert json.dumps(again.as_json(), sort_keys=True, default=str) == json.dumps(
+        planted.as_json(), sort_keys=True, default=str
+    )
+
+
+def _tiny(labels, groups, splits, tools=None):
+    rows = []
+    for i, (lab, g, s) in enumerate(zip(labels, groups, splits, strict=True)):
+        secs = tools[i] if tools else [("a", f"alpha {i % 3} beta"), ("b", f"v{lab} gamma")]
+        rows.append(
+            Example(id=str(i), label=lab, group=g, split=s,
+                    tools=[ToolSection(name=n, content=c) for n, c in secs])
+        )
+    return rows
+
+
+def test_run_leakage_one_class_group_is_undefined_not_a_crash():
+    labels = [0, 1] * 6 + [0, 0, 0, 1, 0, 1]
+    groups = ["F"] * 12 + ["E1", "E1", "E1", "E2", "E2", "E2"]
+    splits = ["train"] * 12 + ["test"] * 6
+    res = run_leakage(_tiny(labels, groups, splits), LeakageConfig(n_boot=50, dilution=None))
+    row = res.scopes[0]
+    assert np.isnan(row.summary.by_group["E1"]["auroc"])
+    assert not np.isnan(row.summary.by_group["E2"]["auroc"])
+    assert any("E1" in w and "one class" in w for w in res.warnings)
+
+
+def test_run_leakage_missing_tool_and_small_data_warn():
+    tools = [[("a", f"alpha {i}")] + ([("b", "beta gamma")] if i % 2 else []) for i in range(8)]
+    labels = [0, 1, 0, 1, 0, 1, 0, 1]
+    res = run_leakage(
+        _tiny(labels, ["g"] * 8, ["train"] * 2 + ["test"] * 6, tools),
+        LeakageConfig(n_boot=50, dilution=None),
+    )
+    assert any("'b' is absent from 4 of 8" in w for w in res.warnings)
+    assert any("used min_df=1" in w for w in res.warnings)
+
+
+def test_run_leakage_fit_partition_with_one_class_raises():
+    with pytest.raises(DataError, match="fit partition .* one class only"):
+        run_leakage(_tiny([0, 0, 0, 1], ["g"] * 4, ["train"] * 3 + ["test"]), LeakageConfig(dilution=None))
