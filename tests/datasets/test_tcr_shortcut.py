@@ -23,7 +23,7 @@ from toolaudit.stats import auroc
 from toolaudit.traces import Example, read_jsonl
 
 SCALE = 0.05
-ID_RE = re.compile(r"^[1-9][0-9A-Z]{3}$")
+ID_RE = re.compile(r"^[1-9][0-9A-Z]{2}[A-Z]$")
 
 
 @pytest.fixture(scope="module")

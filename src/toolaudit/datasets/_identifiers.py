@@ -18,6 +18,7 @@ import numpy as np
 __all__ = ["BATCHES", "GROUP_STRENGTH", "batch_probabilities", "prefix_auroc", "sample_pdb_ids"]
 
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # Leading digit -> (relative deposition volume, binder log-odds effect of the digit).
 _DIGITS: dict[str, tuple[float, float]] = {
@@ -99,17 +100,20 @@ def _systematic(rng: np.random.Generator, probs: np.ndarray, n: int) -> np.ndarr
 
 
 def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> list[str]:
-    """One four-character id per label: a batch prefix drawn given the label, then two
-    uniformly random alphanumerics (so the full id carries no more label signal)."""
+    """One four-character id per label: a batch prefix drawn given the label, then a
+    uniformly random alphanumeric and a uniformly random letter (so the rest of the id
+    carries no label signal, and an id, always holding a letter, never collides with a
+    number elsewhere in the text)."""
     labels = np.asarray(labels)
     batch_idx = np.empty(len(labels), dtype=np.int64)
     for label in (0, 1):
         where = np.flatnonzero(labels == label)
         batch_idx[where] = _systematic(rng, batch_probabilities(label, group), len(where))
-    suffix = rng.integers(0, len(_ALNUM), size=(len(labels), 2))
+    third = rng.integers(0, len(_ALNUM), size=len(labels))
+    fourth = rng.integers(0, len(_LETTERS), size=len(labels))
     return [
-        BATCHES[b].prefix + _ALNUM[s0] + _ALNUM[s1]
-        for b, (s0, s1) in zip(batch_idx.tolist(), suffix.tolist(), strict=True)
+        BATCHES[b].prefix + _ALNUM[s0] + _LETTERS[s1]
+        for b, s0, s1 in zip(batch_idx.tolist(), third.tolist(), fourth.tolist(), strict=True)
     ]
 
 

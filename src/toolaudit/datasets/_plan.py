@@ -65,7 +65,7 @@ def plan_counts(*, scale: float = 1.0) -> list[Cell]:
 
     Example:
         >>> [(c.group, c.split, c.total, c.positives) for c in plan_counts(scale=0.01)][:2]
-        [('C0', 'train', 129, 35), ('C0', 'val', 14, 4)]
+        [('C0', 'train', 130, 35), ('C0', 'val', 14, 4)]
     """
     value = validate_scale(scale)
     cells = []

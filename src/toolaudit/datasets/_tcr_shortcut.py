@@ -180,7 +180,7 @@ def make_tcr_shortcut(*, scale: float = 1.0, seed: int = 0) -> list[Example]:
     Example:
         >>> examples = make_tcr_shortcut(scale=0.01, seed=0)
         >>> len(examples), [t.name for t in examples[0].tools][2]
-        (1005, 'thermompnn_ddg')
+        (201, 'thermompnn_ddg')
     """
     return list(iter_tcr_shortcut(scale=scale, seed=seed))
 
