@@ -70,3 +70,22 @@ def test_demo_sections_writes_small_benchmark_and_counts_table(tmp_path: Path) -
     assert [r[:4] for r in table.rows] == [  # type: ignore[union-attr]
         [c.group, c.split, c.total, c.positives] for c in plan_counts(scale=0.05)
     ]
+
+
+def test_datasets_make_is_byte_identical_across_processes(tmp_path: Path) -> None:
+    # Separate interpreters with different hash seeds: nothing may depend on set order.
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    digests = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / hash_seed
+        subprocess.run(
+            [sys.executable, "-m", "toolaudit.cli.main", "datasets", "make", "tcr-shortcut",
+             "--out", str(out), "--scale", "0.01", "--seed", "9"],
+            check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )  # fmt: skip
+        digests.append(hashlib.sha256((out / "examples.jsonl").read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
