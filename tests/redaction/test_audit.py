@@ -1,0 +1,126 @@
+"""The redaction audit end to end: the controlled benchmark with the real controlled frozen
+model (the seed's finding at small scale), the response cache, and the statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from toolaudit.datasets import make_tcr_shortcut
+from toolaudit.errors import DataError
+from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
+from toolaudit.redaction import (
+    BUILTIN_CLASSES,
+    RedactionResult,
+    default_classes,
+    run_redaction,
+    select_rows,
+)
+from toolaudit.stats import auroc
+from toolaudit.traces import Example
+
+from .test_scoring import KeywordModel
+
+SCALE = 0.05  # 647 C0/train rows, 245 test rows (13 positive) in C1..C5
+
+
+@pytest.fixture(scope="module")
+def controlled(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Example], object, Path]:
+    examples = make_tcr_shortcut(scale=SCALE, seed=0)
+    pipe = train_controlled_model(examples, seed=0)
+    return examples, pipe, tmp_path_factory.mktemp("cache") / "cache.sqlite"
+
+
+@pytest.fixture(scope="module")
+def controlled_result(controlled: tuple[list[Example], object, Path]) -> RedactionResult:
+    examples, pipe, cache = controlled
+    model = CachedModel(SklearnModel.from_pipeline(pipe, identity="sklearn:test-controlled"), cache)
+    rows = select_rows(examples, eval_filter={"split": ["test"]})
+    return run_redaction(rows, model, classes=default_classes(examples), seed=0, n_boot=500)
+
+
+def test_run_redaction_reproduces_the_seed_finding_on_the_controlled_benchmark(
+    controlled_result: RedactionResult,
+) -> None:
+    res = controlled_result
+    assert [v.name for v in res.variants] == ["original", "pdb_id", "peptide", "format"]
+    orig, pdb, pep = (res.variant(n) for n in ("original", "pdb_id", "peptide"))
+    assert set(res.groups) == {"C1", "C2", "C3", "C4", "C5"} and len(res.labels) == 245
+    # Margins sized for 13 positives: clearly above chance, identifier redaction back to
+    # chance, peptide control unchanged.
+    assert orig.auroc > 0.62 and orig.ci95[0] > 0.5
+    assert abs(pdb.auroc - 0.5) < 0.05
+    assert pdb.delta is not None and pdb.delta > 0.1 and pdb.delta_ci95[0] > 0
+    assert pep.delta is not None and abs(pep.delta) < 0.02
+
+
+def test_run_redaction_counts_replacements_and_zero_residuals(
+    controlled_result: RedactionResult,
+) -> None:
+    pdb, pep, fmt = (controlled_result.variant(n) for n in ("pdb_id", "peptide", "format"))
+    # Each row's id: file name + complex_id in prompt, user message and tools; the id
+    # itself plus two copies in meta.extra_info.
+    assert pdb.replacements == 245 * 9 and pdb.rows_affected == 245
+    assert pdb.replacements_by_location == {"prompt": 490, "messages": 490, "tools": 490,
+                                            "fields": 0, "meta": 735}  # fmt: skip
+    assert pep.replacements_by_location["fields"] == 245 and pep.replacements > 245 * 9
+    assert fmt.replacements > 100 * pdb.replacements
+    assert all(v.residuals == 0 for v in controlled_result.variants)
+    assert all(v.valid_rate == 1.0 for v in controlled_result.variants)
+
+
+def test_run_redaction_statistics_match_direct_computation(
+    controlled_result: RedactionResult,
+) -> None:
+    res = controlled_result
+    y = np.array(res.labels)
+    g = np.array(res.groups)
+    orig, pdb = res.variant("original"), res.variant("pdb_id")
+    s0, s1 = np.array(orig.scores), np.array(pdb.scores)
+    assert orig.auroc == pytest.approx(auroc(y, s0))
+    assert pdb.delta == pytest.approx(auroc(y, s0) - auroc(y, s1))
+    assert pdb.by_group["C4"] == pytest.approx(auroc(y[g == "C4"], s1[g == "C4"]))
+    assert pdb.by_group_delta["C4"] == pytest.approx(orig.by_group["C4"] - pdb.by_group["C4"])
+    assert pdb.delta_ci95[0] <= pdb.delta <= pdb.delta_ci95[1]
+    assert 0.0 < pdb.p_value <= 1.0
+
+
+def test_run_redaction_rerun_is_served_from_the_cache(
+    controlled: tuple[list[Example], object, Path], controlled_result: RedactionResult
+) -> None:
+    examples, pipe, cache = controlled
+    assert controlled_result.calls == {"made": 245 * 4 * 10, "cached": 0}
+    model = CachedModel(SklearnModel.from_pipeline(pipe, identity="sklearn:test-controlled"), cache)
+    rows = select_rows(examples, eval_filter={"split": ["test"]})
+    again = run_redaction(rows, model, classes=[BUILTIN_CLASSES["pdb_id"]], seed=0, n_boot=100)
+    assert again.calls == {"made": 0, "cached": 245 * 2 * 10}
+    assert again.variant("pdb_id").scores == controlled_result.variant("pdb_id").scores
+
+
+def _kw_rows(n: int) -> list[Example]:
+    rows = []
+    for i in range(n):
+        label = int(i % 3 == 0)
+        text = f"id {'K' if label else 'Q'}{i:03d}X " + ("BIND" if i % 2 else "")
+        rows.append(Example(id=f"r{i}", label=label, group=f"G{i % 2}", split="test",
+                            prompt=text, meta={"copy": text}))  # fmt: skip
+    return rows
+
+
+def test_select_rows_filters_and_balances_a_limited_sample() -> None:
+    rows = _kw_rows(30) + [Example(id="t", label=1, group="G0", split="train", prompt="x")]
+    picked = select_rows(rows, eval_filter={"split": ["test"]}, limit=8, seed=3)
+    assert len(picked) == 8 and sum(r.label for r in picked) == 4
+    assert all(r.split == "test" for r in picked)
+    assert [r.id for r in picked] == sorted((r.id for r in picked), key=lambda s: int(s[1:]))
+    assert picked == select_rows(rows, eval_filter={"split": ["test"]}, limit=8, seed=3)
+    with pytest.raises(DataError, match="no rows match"):
+        select_rows(rows, eval_filter={"split": ["val"]})
+
+
+def test_run_redaction_single_label_rows_are_rejected() -> None:
+    rows = [r for r in _kw_rows(9) if r.label == 0]
+    with pytest.raises(DataError, match="single label"):
+        run_redaction(rows, KeywordModel(), classes=[])
