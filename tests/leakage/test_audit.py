@@ -33,9 +33,15 @@ def test_run_leakage_localizes_planted_id_to_its_tool(planted):
 
 def test_run_leakage_provenance_names_field_and_class(planted):
     feats = [
-        f for f in planted.provenance["features"] if f["scope"] == "t2" and f["features"] == "char_wb_3_5"
+        f
+        for f in planted.provenance["features"]
+        if f["scope"] == "t2" and f["features"] == "char_wb_3_5"
     ]
-    assert feats and feats[0]["fields"][0] == {"tool": "t2", "field": "path", "count": feats[0]["fields"][0]["count"]}
+    assert feats and feats[0]["fields"][0] == {
+        "tool": "t2",
+        "field": "path",
+        "count": feats[0]["fields"][0]["count"],
+    }
     top = planted.provenance["classes"][0]
     assert top["kind"] == "regex" and top["pattern"] == r"file_(\d+)\.csv"
     assert top["support"] == 160
@@ -71,8 +77,13 @@ def _tiny(labels, groups, splits, tools=None):
     for i, (lab, g, s) in enumerate(zip(labels, groups, splits, strict=True)):
         secs = tools[i] if tools else [("a", f"alpha {i % 3} beta"), ("b", f"v{lab} gamma")]
         rows.append(
-            Example(id=str(i), label=lab, group=g, split=s,
-                    tools=[ToolSection(name=n, content=c) for n, c in secs])
+            Example(
+                id=str(i),
+                label=lab,
+                group=g,
+                split=s,
+                tools=[ToolSection(name=n, content=c) for n, c in secs],
+            )
         )
     return rows
 
@@ -101,4 +112,6 @@ def test_run_leakage_missing_tool_and_small_data_warn():
 
 def test_run_leakage_fit_partition_with_one_class_raises():
     with pytest.raises(DataError, match="fit partition .* one class only"):
-        run_leakage(_tiny([0, 0, 0, 1], ["g"] * 4, ["train"] * 3 + ["test"]), LeakageConfig(dilution=None))
+        run_leakage(
+            _tiny([0, 0, 0, 1], ["g"] * 4, ["train"] * 3 + ["test"]), LeakageConfig(dilution=None)
+        )

@@ -15,8 +15,18 @@ def test_cli_leakage_writes_stable_keys(tmp_path, capsys):
     write_jsonl(data, adversarial_examples(n=120, seed=2))
     out = tmp_path / "out"
     argv = [
-        "leakage", str(data), "--out", str(out), "--n-boot", "100", "--dilution-k", "0", "1",
-        "--dilution-seeds", "2", "--json",
+        "leakage",
+        str(data),
+        "--out",
+        str(out),
+        "--n-boot",
+        "100",
+        "--dilution-k",
+        "0",
+        "1",
+        "--dilution-seeds",
+        "2",
+        "--json",
     ]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -45,8 +55,22 @@ def test_cli_leakage_bad_selection_exits_2(tmp_path, capsys):
 def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path):
     src = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
     out = tmp_path / "tau2"
-    code = main(["leakage", str(src), "--out", str(out), "--no-dilution", "--n-boot", "100",
-                 "--features", "char_wb_3_5", "--scopes", "full", "get_order_details"])
+    code = main(
+        [
+            "leakage",
+            str(src),
+            "--out",
+            str(out),
+            "--no-dilution",
+            "--n-boot",
+            "100",
+            "--features",
+            "char_wb_3_5",
+            "--scopes",
+            "full",
+            "get_order_details",
+        ]
+    )
     assert code == 0
     doc = json.loads((out / "leakage.json").read_text())
     assert doc["partition"]["mode"] == "grouped_cv"

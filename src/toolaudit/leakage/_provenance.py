@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _KEY_LINE = re.compile(r"^\s*([A-Za-z_][\w .\-/]{0,60}?)\s*[:=]\s*(.*)$")
+_PAIR = re.compile(r"(?:^|(?<=[\s,;{(\[]))([A-Za-z_][\w.\-/]{0,60}?)\s*[:=](?!/)")
 _MAX_ROWS = 400
 _MAX_CONTEXTS = 3
 
@@ -48,14 +49,22 @@ def _json_leaves(obj: Any, path: str = "$") -> list[tuple[str, str]]:
 
 
 def field_at(text: str, pos: int) -> str:
-    """The serialized field of the character at ``pos``: ``key`` of its ``key: value``
-    line (or of the ``key:`` line just above), else ``(line)``."""
+    """The serialized field of the character at ``pos``: the nearest ``key:`` / ``key=``
+    before it on its line (``key (key)`` when ``pos`` is inside the key), else the bare
+    ``key:`` line just above, else ``(line)``."""
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)
     line = text[start : end if end >= 0 else len(text)]
-    m = _KEY_LINE.match(line)
-    if m and (m.group(2) or pos - start < m.start(2)):
-        return m.group(1).strip() if pos - start >= m.start(2) else f"{m.group(1).strip()} (key)"
+    off = pos - start
+    last = None
+    for m in _PAIR.finditer(line):
+        if m.start(1) <= off < m.end():
+            return f"{m.group(1)} (key)"
+        if m.end() > off:
+            break
+        last = m.group(1)
+    if last:
+        return last
     if start > 0:
         prev_start = text.rfind("\n", 0, start - 1) + 1
         pm = _KEY_LINE.match(text[prev_start : start - 1])
@@ -119,7 +128,9 @@ def locate(
 
 def field_values(texts: list[str], key: str) -> list[str | None]:
     """The value of ``key`` in each text (``key: value`` or ``key:`` + next line)."""
-    rx = re.compile(r"^[ \t]*" + re.escape(key) + r"[ \t]*[:=][ \t]*(.*)$", re.M)
+    rx = re.compile(
+        r"(?:^|(?<=[\s,;{(\[]))[ \t]*" + re.escape(key) + r"[ \t]*[:=][ \t]*(.*)$", re.M
+    )
     out: list[str | None] = []
     for text in texts:
         m = rx.search(text)
