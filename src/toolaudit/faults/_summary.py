@@ -1,0 +1,192 @@
+"""Paired contrasts against the clean arm (seed Table I) and the figures (seed Figs 1-2).
+
+Every quantity X of an arm is differenced against the clean row of the same task at the
+same step: dX = X(arm) - X(clean). Counts are over tasks where both rows exist.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from toolaudit.stats import sign_test
+
+HEADROOM = 0.01  # nats: a clean entropy below this leaves pi no room to move (seed §III-B)
+_EPS = 1e-9
+
+
+def _q(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"median": math.nan, "q25": math.nan, "q75": math.nan}
+    a = np.asarray(values, dtype=float)
+    return {
+        "median": float(np.median(a)),
+        "q25": float(np.quantile(a, 0.25)),
+        "q75": float(np.quantile(a, 0.75)),
+    }
+
+
+def paired(
+    rows: Sequence[dict[str, Any]], arm: str, k: int
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``(clean_row, arm_row)`` pairs at step ``k``, in task order."""
+    clean = {r["task"]: r for r in rows if r["arm"] == "clean" and r["k"] == k}
+    return [
+        (clean[r["task"]], r)
+        for r in rows
+        if r["arm"] == arm and r["k"] == k and r["task"] in clean
+    ]
+
+
+def _cell(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    d = {q: [a[q] - c[q] for c, a in pairs] for q in ("s0", "s1", "g", "entropy", "p_reread")}
+    d_agree = [int(a["agrees_reference"]) - int(c["agrees_reference"]) for c, a in pairs]
+    room = [(c, a) for c, a in pairs if c["entropy"] >= HEADROOM]
+    return {
+        "n": len(pairs),
+        "n_ds0_pos": sum(x > _EPS for x in d["s0"]),
+        "n_ds0_differs": sum(abs(x) > _EPS for x in d["s0"]),
+        "n_dg_pos": sum(x > _EPS for x in d["g"]),
+        "n_dg_neg": sum(x < -_EPS for x in d["g"]),
+        "dg": _q(d["g"]),
+        "ds0": _q(d["s0"]),
+        "ds1": _q(d["s1"]),
+        "dentropy": _q(d["entropy"]),
+        "p_sign_dg": sign_test(d["g"]) if pairs else math.nan,
+        "p_sign_ds0": sign_test(d["s0"]) if pairs else math.nan,
+        "net_dagree": int(sum(d_agree)),
+        "net_sgn_dp_reread": int(
+            sum(np.sign([x if abs(x) > _EPS else 0.0 for x in d["p_reread"]]))
+        ),
+        "leader_changes": sum(c["leading_action"] != a["leading_action"] for c, a in pairs),
+        "leader_to_reread": sum(
+            c["leading_action"] != a["leading_action"]
+            and a["leading_action"] in ("get_order_details", "get_user_details")
+            for c, a in pairs
+        ),
+        "headroom_n": len(room),
+        "headroom_h_below": sum(a["entropy"] < HEADROOM for _, a in room),
+        "headroom_leader_changes": sum(c["leading_action"] != a["leading_action"] for c, a in room),
+    }
+
+
+def summarize(rows: Sequence[dict[str, Any]], *, arms: Sequence[str], k_max: int) -> dict[str, Any]:
+    """``{clean: {...}, cells: [{arm, k, ...}], payment_by_prefix: {...}}``."""
+    clean0 = [r for r in rows if r["arm"] == "clean" and r["k"] == 0]
+    cells = []
+    for arm in arms:
+        if arm == "clean":
+            continue
+        for k in range(k_max + 1):
+            pairs = paired(rows, arm, k)
+            if pairs:
+                cells.append({"arm": arm, "k": k, **_cell(pairs)})
+    by_prefix: dict[str, Any] = {}
+    pay = paired(rows, "falsified_payment", 0)
+    for flag in (True, False):
+        sub = [(c, a) for c, a in pay if bool(a.get("payment_in_prefix")) is flag]
+        by_prefix["in_prefix" if flag else "not_in_prefix"] = {
+            "n": len(sub),
+            "n_dg_pos": sum(a["g"] - c["g"] > _EPS for c, a in sub),
+        }
+    return {
+        "clean": {
+            "n": len(clean0),
+            "n_g_negative": sum(r["g"] < 0 for r in clean0),
+            "entropy": _q([r["entropy"] for r in clean0]),
+            "n_entropy_below_headroom": sum(r["entropy"] < HEADROOM for r in clean0),
+            "agreement_by_k": {
+                str(k): _rate([r for r in rows if r["arm"] == "clean" and r["k"] == k])
+                for k in range(k_max + 1)
+            },
+        },
+        "cells": cells,
+        "falsified_payment_by_prefix": by_prefix,
+    }
+
+
+def _rate(rows: list[dict[str, Any]]) -> float:
+    return float(np.mean([r["agrees_reference"] for r in rows])) if rows else math.nan
+
+
+def table_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """Table I as header + rows: one row per (arm, k)."""
+    header = [
+        "arm", "k", "n", "dS0>0", "dS0!=0", "dG>0", "median dG [IQR]", "p(sign dG)",
+        "sum dA", "net sgn dpi(V)", "leader changes", "median dH",
+    ]  # fmt: skip
+    out = []
+    for c in summary["cells"]:
+        dg = c["dg"]
+        out.append(
+            [
+                c["arm"], c["k"], c["n"], f"{c['n_ds0_pos']}/{c['n']}", f"{c['n_ds0_differs']}/{c['n']}",
+                f"{c['n_dg_pos']}/{c['n']}",
+                f"{dg['median']:+.3f} [{dg['q25']:+.3f}, {dg['q75']:+.3f}]",
+                _fmt_p(c["p_sign_dg"]), f"{c['net_dagree']:+d}", f"{c['net_sgn_dp_reread']:+d}",
+                c["leader_changes"], f"{c['dentropy']['median']:+.4f}",
+            ]
+        )  # fmt: skip
+    return header, out
+
+
+def _fmt_p(p: float) -> str:
+    return "n/a" if p is None or (isinstance(p, float) and math.isnan(p)) else f"{p:.3g}"
+
+
+def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Figure 1 (site: dS0 vs dG; dH; dpi(V) vs clean level) and Figure 2 (over k)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arms = sorted({c["arm"] for c in summary["cells"]}, key=lambda a: a)
+    colors = dict(zip(arms, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    fig1, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    for arm in arms:
+        pairs = paired(rows, arm, 0)
+        ds0 = [a["s0"] - c["s0"] for c, a in pairs]
+        dg = [a["g"] - c["g"] for c, a in pairs]
+        ax[0].scatter(ds0, dg, s=14, label=arm, color=colors[arm], alpha=0.8)
+        dh = [a["entropy"] - c["entropy"] for c, a in pairs]
+        ax[1].scatter([arms.index(arm)] * len(dh), dh, s=14, color=colors[arm], alpha=0.8)
+        ax[2].scatter(
+            [c["p_reread"] for c, _ in pairs],
+            [a["p_reread"] - c["p_reread"] for c, a in pairs],
+            s=14, color=colors[arm], alpha=0.8,
+        )  # fmt: skip
+    for a in (ax[0].set_xscale, ax[0].set_yscale):
+        a("symlog", linthresh=0.05)
+    ax[0].axhline(0, color="grey", lw=0.5)
+    ax[0].axvline(0, color="grey", lw=0.5)
+    ax[0].set(xlabel="dS0 (nats/token)", ylabel="dG (nats/token)", title="(a) at the site")
+    ax[0].legend(fontsize=7)
+    ax[1].set_xticks(range(len(arms)), arms, rotation=20, fontsize=7)
+    ax[1].set(ylabel="dH (nats)", title="(b) action entropy", ylim=(-math.log(17), math.log(17)))
+    ax[2].set(xlabel="clean pi(V)", ylabel="d pi(V)", title="(c) mass on re-reading tools")
+    fig2, bx = plt.subplots(1, 3, figsize=(13, 3.8))
+    for arm in arms:
+        cells = [c for c in summary["cells"] if c["arm"] == arm]
+        ks = [c["k"] for c in cells]
+        med = [c["dg"]["median"] for c in cells]
+        bx[0].plot(ks, med, marker="o", label=arm, color=colors[arm])
+        if arm == "failed":
+            bx[0].fill_between(ks, [c["dg"]["q25"] for c in cells], [c["dg"]["q75"] for c in cells],
+                               color=colors[arm], alpha=0.2)  # fmt: skip
+        bx[1].plot(ks, [c["net_dagree"] for c in cells], marker="o", color=colors[arm])
+        bx[2].plot(ks, [c["net_sgn_dp_reread"] for c in cells], marker="o", color=colors[arm])
+    bx[0].set_yscale("symlog", linthresh=0.01)
+    bx[0].set(xlabel="k (calls after the site)", ylabel="median dG", title="(a) likelihood gap")
+    bx[1].set(xlabel="k", ylabel="sum dA", title="(b) agreement with reference")
+    bx[2].set(xlabel="k", ylabel="tasks up - down", title="(c) net sgn d pi(V)")
+    bx[0].legend(fontsize=7)
+    for b in bx:
+        b.axhline(0, color="grey", lw=0.5)
+    return [
+        ("Figure 1: paired readings at the injection site, each arm against its clean row.", fig1),
+        ("Figure 2: paired readings along the trajectory (k = calls after the site).", fig2),
+    ]
