@@ -26,17 +26,22 @@ def _reference(model, tok, context: str, continuation: str) -> list[float]:
     return [logp[len(ctx) + j - 1, t].item() for j, t in enumerate(cont)]
 
 
-def test_hf_loglikelihood_matches_full_forward_pass(hf_model, embedded_lm):
+@pytest.fixture(scope="module")
+def batched_scores(hf_model) -> list[list[float]]:
+    return hf_model.loglikelihood(REQUESTS)
+
+
+def test_hf_loglikelihood_matches_full_forward_pass(batched_scores, embedded_lm):
     model, tok = embedded_lm
-    got = hf_model.loglikelihood(REQUESTS)
+    got = batched_scores
     for (context, continuation), scores in zip(REQUESTS, got, strict=True):
         ref = _reference(model, tok, context, continuation)
         assert len(scores) == len(tok(continuation, add_special_tokens=False)["input_ids"])
         np.testing.assert_allclose(scores, ref, atol=1e-4)
 
 
-def test_hf_loglikelihood_batched_equals_unbatched(hf_model):
-    batched = hf_model.loglikelihood(REQUESTS)
+def test_hf_loglikelihood_batched_equals_unbatched(hf_model, batched_scores):
+    batched = batched_scores
     single = [hf_model.loglikelihood([r])[0] for r in REQUESTS]
     for b, s in zip(batched, single, strict=True):
         np.testing.assert_allclose(b, s, atol=1e-4)

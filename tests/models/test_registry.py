@@ -62,3 +62,14 @@ def test_registry_imports_backends_lazily():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_score_agreement_rejects_different_tokenization():
+    from toolaudit.errors import DataError
+    from toolaudit.models import score_agreement
+
+    agree = score_agreement([[-1.0, -2.0], [-3.0]], [[-1.5, -2.0], [-2.0]])
+    assert agree.tokens == 3 and agree.max_text_delta == 1.0
+    assert agree.pooled_delta == pytest.approx(0.5 / 3)
+    with pytest.raises(DataError, match="tokenization differs"):
+        score_agreement([[-1.0]], [[-1.0, -2.0]])

@@ -55,6 +55,23 @@ def register(sub: Any) -> None:
     gen.add_argument("--json", action="store_true", help="print the result as JSON")
     gen.set_defaults(func=_generate)
 
+    comp = add_parser(
+        msub,
+        "compare",
+        help="score the same texts with two backends and report how closely they agree",
+        example="toolaudit models compare embedded openai:gemma@http://localhost:8080/v1 "
+        "--context 'The capital of France is' --continuation ' Paris.'",
+    )
+    comp.add_argument("spec", help="first model spec")
+    comp.add_argument("other", help="second model spec")
+    comp.add_argument("--context", action="append", required=True, help="repeatable")
+    comp.add_argument(
+        "--continuation", action="append", required=True, help="repeatable, paired in order"
+    )
+    comp.add_argument("--api-key-env", default=None, help="openai: key variable")
+    comp.add_argument("--json", action="store_true", help="print the result as JSON")
+    comp.set_defaults(func=_compare)
+
     train = add_parser(
         msub,
         "train-controlled",
@@ -132,6 +149,41 @@ def _generate(args: argparse.Namespace) -> int:
         print_json({"model": lm.identity, "prompt": args.prompt, "completion": text})
     else:
         sys.stdout.write(text + "\n")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from toolaudit.errors import ConfigError
+    from toolaudit.models import compare_models, load_model
+
+    if len(args.context) != len(args.continuation):
+        raise ConfigError(
+            f"--context given {len(args.context)} times but --continuation "
+            f"{len(args.continuation)} times; they are paired in order"
+        )
+    models = []
+    for spec in (args.spec, args.other):
+        opts = (
+            {"api_key_env": args.api_key_env}
+            if args.api_key_env and spec.startswith("openai:")
+            else {}
+        )
+        models.append(load_model(spec, **opts))
+    agree = compare_models(
+        models[0], models[1], list(zip(args.context, args.continuation, strict=True))
+    )
+    result = {"a": models[0].identity, "b": models[1].identity, **asdict(agree)}
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write(
+            f"{agree.texts} texts, {agree.tokens} tokens: mean surprisal "
+            f"{agree.mean_surprisal_a:.4f} vs {agree.mean_surprisal_b:.4f} nats/token "
+            f"(pooled delta {agree.pooled_delta:.4f}, max per-text delta "
+            f"{agree.max_text_delta:.4f}, r = {agree.correlation:.4f})\n"
+        )
     return 0
 
 

@@ -7,6 +7,7 @@ Backends are chosen by a spec string (``embedded``, ``hf:PATH_OR_ID``,
 
 from toolaudit.models._base import LanguageModel
 from toolaudit.models._cache import CachedModel, ResponseCache, request_key
+from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
 from toolaudit.models._embedded import (
     cache_root,
     embedded_gguf_path,
@@ -29,8 +30,10 @@ __all__ = [
     "LanguageModel",
     "ModelSpec",
     "ResponseCache",
+    "ScoreAgreement",
     "SklearnModel",
     "cache_root",
+    "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",
     "example_text",
@@ -41,5 +44,6 @@ __all__ = [
     "parse_spec",
     "request_key",
     "save_pipeline",
+    "score_agreement",
     "train_controlled_model",
 ]
