@@ -115,3 +115,28 @@ def test_run_leakage_fit_partition_with_one_class_raises():
         run_leakage(
             _tiny([0, 0, 0, 1], ["g"] * 4, ["train"] * 3 + ["test"]), LeakageConfig(dilution=None)
         )
+
+
+def test_leakage_sections_render_tables_and_figures(planted):
+    from toolaudit.leakage import leakage_sections
+    from toolaudit.report import Figure, Table, render_markdown
+
+    sec = leakage_sections(planted.as_json())[0]
+    tables = [b for b in sec.blocks if isinstance(b, Table)]
+    figures = [b for b in sec.blocks if isinstance(b, Figure)]
+    assert len(figures) == 2 and all(f.png.startswith(b"\x89PNG") for f in figures)
+    captions = [t.caption for t in tables]
+    assert captions[0] == "AUROC by scope and feature set [95% CI]"
+    assert any(c.startswith("Candidate token classes") for c in captions)
+    assert any(c.startswith("Dilution, real-tool") for c in captions)
+    assert "| t2 |" in render_markdown("x", [sec])
+
+
+@pytest.mark.slow
+def test_demo_sections_write_leakage_json(tmp_path):
+    from toolaudit.leakage import demo_sections
+
+    secs = demo_sections(tmp_path, data_root=None, seed=0, progress=lambda d, t, label: None)
+    doc = json.loads((tmp_path / "leakage.json").read_text())
+    assert len(doc["scopes"]) == 18 and doc["dilution"]["synthetic"]["k_values"] == [0, 1, 2, 5]
+    assert secs[0].title.startswith("Leakage audit")

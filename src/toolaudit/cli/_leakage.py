@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.traces import load_examples
 
     cfg = _config(args)
-    examples = []
+    examples: list[Any] = []
     for path in args.data:
         if not path.exists():
             raise DataError(f"{path}: no such file")
