@@ -129,14 +129,20 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.leakage import run_leakage
     from toolaudit.leakage._report import leakage_sections, write_leakage
     from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import load_examples
+    from toolaudit.traces import Example, load_examples
 
     cfg = _config(args)
     examples: list[Any] = []
     for path in args.data:
         if not path.exists():
             raise DataError(f"{path}: no such file")
-        examples.extend(load_examples(path, threshold=args.threshold))
+        # keep only what the audit reads: prompts and message copies can be large
+        examples.extend(
+            Example.model_construct(
+                id=e.id, label=e.label, group=e.group, split=e.split, tools=e.tools
+            )
+            for e in load_examples(path, threshold=args.threshold)
+        )
     with progress("leakage") as cb:
         result = run_leakage(examples, cfg, progress=cb)
     payload = result.as_json()

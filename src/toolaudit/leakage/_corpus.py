@@ -164,8 +164,8 @@ class SectionCorpus:
         all_keys = [c.keys for lst in chunks.values() for c in lst]
         keys = np.unique(np.concatenate(all_keys)) if all_keys else np.empty(0, np.int64)
         self.tables[analyzer] = TermTable(keys)
-        for name, lst in chunks.items():
-            self.mats[analyzer][name] = merge_chunks(lst, keys)
+        for name in list(chunks):  # pop as we go so chunk and merged copies never all coexist
+            self.mats[analyzer][name] = merge_chunks(chunks.pop(name), keys)
 
     @property
     def section_names(self) -> list[str]:
