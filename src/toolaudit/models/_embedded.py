@@ -95,7 +95,7 @@ def load_causal_lm(spec: str | None = None, *, device: str | None = None) -> tup
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     model.tie_weights()
-    model.to(dev)
+    model.to(dev)  # type: ignore[arg-type]  # transformers stubs mistype .to
     model.eval()
     return model, tok
 

@@ -218,6 +218,9 @@ class HFModel:
                 seq = encoded[i]
                 ids[r, width - len(seq) :] = torch.tensor(seq)
                 mask[r, width - len(seq) :] = 1
+            extra: dict[str, Any] = {}
+            if any(stop):  # stop early once every row has hit a stop string
+                extra = {"stop_strings": [x for x in stop if x], "tokenizer": tok}
             with torch.inference_mode():
                 gen = model.generate(
                     input_ids=ids.to(dev),
@@ -229,6 +232,7 @@ class HFModel:
                     top_k=None,
                     eos_token_id=eos or None,
                     pad_token_id=pad_id,
+                    **extra,
                 )
             for r, i in enumerate(chunk):
                 text = tok.decode(gen[r, width:], skip_special_tokens=True)
