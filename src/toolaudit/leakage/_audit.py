@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from toolaudit.errors import ConfigError, DataError
-from toolaudit.leakage._engine import PT2DEngine, run_jobs
+from toolaudit.leakage._engine import Design, PT2DEngine, run_jobs
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, validate_spec
 from toolaudit.leakage._partition import Partition, make_partition
 from toolaudit.leakage._prefix import prefix_lookup
@@ -159,10 +159,8 @@ def _scope_jobs(
                 for i, (fit, ev) in enumerate(folds):
                     design = engine.design(counts, spec, fit, ev)
                     prov = i == len(folds) - 1
-                    if prov:
-                        keep[(scope, spec.name)] = design
-                    elif i == 0 and not cv:
-                        keep[(scope, spec.name)] = design
+                    if prov or (i == 0 and not cv):  # vocabulary only: matrices are large
+                        keep[(scope, spec.name)] = Design(None, None, design.vocab, design.min_df)
                     top_k = cfg.top_k if prov else 0
                     yield (scope, spec.name, i), (design.x_fit, y[fit], design.x_eval, top_k)
 

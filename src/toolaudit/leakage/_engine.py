@@ -174,7 +174,7 @@ class Design:
     """One fold's design: fit and eval matrices, the vocabulary (term ids) and the min_df
     actually used (lower than asked when the fit partition is too small)."""
 
-    x_fit: sp.csr_matrix
+    x_fit: sp.csr_matrix | None
     x_eval: sp.csr_matrix | None
     vocab: np.ndarray
     min_df: int | float
