@@ -209,7 +209,8 @@ def run_jobs(
 ) -> list[tuple[Any, FitOutput]]:
     """Run independent fits; ``jobs`` yields ``(tag, (x_fit, y_fit, x_eval, top_k))``.
 
-    Jobs are consumed lazily, so only a few design matrices exist at once.
+    Jobs are consumed lazily, so only a few design matrices exist at once. ``backend``
+    goes to ``joblib.parallel_config`` (default ``threading``).
     """
     tags: list[Any] = []
 
@@ -219,9 +220,9 @@ def run_jobs(
             yield delayed(_job)(x_fit, y_fit, x_eval, lr, top_k)
 
     out: list[tuple[Any, FitOutput]] = []
-    settings: dict[str, Any] = {"n_jobs": n_jobs}
-    if backend is not None:
-        settings["backend"] = backend
+    # liblinear releases the GIL, so threads parallelize fits without copying matrices;
+    # an explicit backend (loky, dask, ray, ...) overrides this
+    settings: dict[str, Any] = {"n_jobs": n_jobs, "backend": backend or "threading"}
     with parallel_config(**settings):
         runner = Parallel(return_as="generator", pre_dispatch="n_jobs")
         for i, res in enumerate(runner(calls())):
