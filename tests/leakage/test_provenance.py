@@ -41,3 +41,13 @@ def test_locate_counts_fields_and_contexts():
     assert src.fields[("t", "id")] == 2
     assert src.rows == 2
     assert "id: A17" in src.contexts[0]
+
+
+def test_locate_names_json_paths():
+    from toolaudit.leakage._provenance import json_field
+
+    text = '{"order": {"items": [{"item_id": "SKU-7781"}], "status": "pending"}}'
+    assert json_field(text.lower(), "sku-7781") == "$.order.items[*].item_id"
+    assert json_field("not json", "x") is None
+    src = locate("7781", "char_wb", {"t": [text]}, ["t"], [0])
+    assert src.fields[("t", "$.order.items[*].item_id")] == 1
