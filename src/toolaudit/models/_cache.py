@@ -133,6 +133,8 @@ class CachedModel:
         return {"made": self.calls_made, "cached": self.calls_cached}
 
     def __getattr__(self, name: str) -> Any:
+        if name == "model":  # not yet set (copy/unpickle): avoid infinite recursion
+            raise AttributeError(name)
         return getattr(self.model, name)
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
