@@ -73,3 +73,12 @@ def test_score_agreement_rejects_different_tokenization():
     assert agree.pooled_delta == pytest.approx(0.5 / 3)
     with pytest.raises(DataError, match="tokenization differs"):
         score_agreement([[-1.0]], [[-1.0, -2.0]])
+
+
+def test_public_surface_is_documented():
+    import toolaudit.models as models
+
+    for name in models.__all__:
+        obj = getattr(models, name)
+        if callable(obj):
+            assert (obj.__doc__ or "").strip(), name
