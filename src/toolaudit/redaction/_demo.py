@@ -14,9 +14,15 @@ logger = logging.getLogger(__name__)
 DEMO_SCALE = 0.05
 
 
-def controlled_model_identity(*, scale: float, seed: int) -> str:
-    """The cache identity of the controlled model trained on the demo data."""
-    return f"sklearn:controlled-tcr-shortcut@scale={scale},seed={seed}"
+def controlled_model_identity(pipeline: object, *, scale: float, seed: int) -> str:
+    """The cache identity of the controlled model trained on the demo data: the data's
+    scale and seed plus a digest of the fitted pipeline, so a changed trainer never reads
+    another model's cached answers."""
+    import hashlib
+    import pickle
+
+    digest = hashlib.sha256(pickle.dumps(pipeline, protocol=4)).hexdigest()[:16]
+    return f"sklearn:controlled-tcr-shortcut@scale={scale},seed={seed},sha256={digest}"
 
 
 def demo_sections(
@@ -41,7 +47,7 @@ def demo_sections(
     examples = make_tcr_shortcut(scale=scale, seed=seed)
     progress(0, 1, "training the controlled frozen model on C0")
     pipe = train_controlled_model(examples, seed=seed)
-    identity = controlled_model_identity(scale=scale, seed=seed)
+    identity = controlled_model_identity(pipe, scale=scale, seed=seed)
     model = CachedModel(
         SklearnModel.from_pipeline(pipe, identity=identity), out_dir / "redaction_cache.sqlite"
     )
