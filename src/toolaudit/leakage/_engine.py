@@ -149,10 +149,11 @@ class PT2DEngine:
         if vocab.size == 0:  # the scope has no text in these fit rows
             empty = sp.csr_matrix((fit.size, 0))
             return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
-        x_fit_counts = restrict(c_fit, vocab)
-        idf = idf_weights(x_fit_counts)
-        x_fit = tfidf(x_fit_counts, idf)
-        x_eval = tfidf(restrict(counts[ev], vocab), idf) if ev.size else None
+        x_fit = restrict(c_fit, vocab)
+        del c_fit  # full-scope matrices are large: keep one copy at a time
+        idf = idf_weights(x_fit)
+        x_fit = tfidf(x_fit, idf, copy=False)
+        x_eval = tfidf(restrict(counts[ev], vocab), idf, copy=False) if ev.size else None
         return Design(x_fit, x_eval, vocab, used.min_df)
 
     def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:

@@ -169,9 +169,10 @@ def idf_weights(x_fit: sp.csr_matrix) -> np.ndarray:
     return idf
 
 
-def tfidf(x_counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
-    """Weight counts by ``idf`` and l2-normalize rows (``TfidfTransformer.transform``)."""
-    x = x_counts.copy()
+def tfidf(x_counts: sp.csr_matrix, idf: np.ndarray, *, copy: bool = True) -> sp.csr_matrix:
+    """Weight counts by ``idf`` and l2-normalize rows (``TfidfTransformer.transform``);
+    ``copy=False`` works in place on a float64 matrix."""
+    x = x_counts.copy() if copy else x_counts
     x.data *= idf[x.indices]
     return normalize(x, norm="l2", copy=False)
 
