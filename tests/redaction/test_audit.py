@@ -14,7 +14,9 @@ from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
 from toolaudit.redaction import (
     BUILTIN_CLASSES,
     RedactionResult,
+    RegexSource,
     default_classes,
+    make_class,
     run_redaction,
     select_rows,
 )
@@ -124,3 +126,22 @@ def test_run_redaction_single_label_rows_are_rejected() -> None:
     rows = [r for r in _kw_rows(9) if r.label == 0]
     with pytest.raises(DataError, match="single label"):
         run_redaction(rows, KeywordModel(), classes=[])
+
+
+def test_run_redaction_with_an_uncached_model_counts_every_request() -> None:
+    rows = [
+        Example(id=f"r{i}", label=int(i < 6), group=f"G{i % 2}", split="test",
+                prompt=("BIND " if i < 5 or i == 9 else "") + f"row {i}",
+                meta={"copy": "BIND" if i < 5 else "none"})
+        for i in range(12)
+    ]  # fmt: skip
+    cls = make_class("keyword", [RegexSource(r"(BIND)")])
+    res = run_redaction(rows, KeywordModel(), classes=[cls], scoring="options", n_boot=300)
+    assert res.calls == {"made": 12 * 2 * 10, "cached": 0}
+    orig, red = res.variant("original"), res.variant("keyword")
+    y = np.array([r.label for r in rows])
+    hits = np.array([0.9 if (i < 5 or i == 9) else 0.2 for i in range(12)])
+    assert orig.auroc == pytest.approx(auroc(y, hits))
+    assert red.auroc == pytest.approx(0.5) and red.scores == pytest.approx((0.2,) * 12)
+    assert red.delta == pytest.approx(orig.auroc - 0.5)
+    assert red.replacements == 6 + 5 and red.rows_affected == 6

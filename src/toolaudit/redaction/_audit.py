@@ -174,6 +174,7 @@ def run_redaction(
     groups = np.array([ex.group for ex in rows])
     total = len(rows) * (1 + len(classes))
     done = 0
+    requests = 0
 
     def scored(variant: str, batch: Sequence[Example]) -> Any:
         nonlocal done
@@ -183,10 +184,15 @@ def run_redaction(
             if progress is not None:
                 progress(base + d, total, variant)
 
+        nonlocal requests
         out = score_rows(model, batch, scoring=scoring, batch_rows=batch_rows, progress=cb)
         done += len(batch)
+        requests += out.requests
         return out
 
+    # Count this run's calls only (a CachedModel's counters accumulate over its life);
+    # an uncached model answers every request.
+    calls_before = dict(getattr(model, "calls", {}))
     logger.info("scoring %d rows x %d variants (%s)", len(rows), 1 + len(classes), scoring)
     orig = scored("original", rows)
     s0 = np.asarray(orig.scores)
@@ -202,7 +208,11 @@ def run_redaction(
                 cls.name, cls.placeholder, y, groups, res, s0, outcome, seed=seed, n_boot=n_boot
             )
         )
-    calls = dict(getattr(model, "calls", {"made": -1, "cached": -1}))
+    after = getattr(model, "calls", None)
+    if after is None:
+        calls = {"made": requests, "cached": 0}
+    else:
+        calls = {k: int(after[k]) - int(calls_before.get(k, 0)) for k in ("made", "cached")}
     return RedactionResult(
         variants=variants,
         row_ids=tuple(ex.id for ex in rows),

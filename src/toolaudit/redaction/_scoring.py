@@ -46,6 +46,7 @@ class RowScores:
     valid: tuple[bool, ...]
     option_mass: tuple[float, ...]
     answers: tuple[str, ...]
+    requests: int = 0
 
     @property
     def valid_rate(self) -> float:
@@ -100,7 +101,7 @@ def _score_options(model: LanguageModel, texts: Sequence[str]) -> RowScores:
         scores.append((expected - 1.0) / 9.0)
         mass.append(sum(math.exp(s) for s in sums))
     n = len(texts)
-    return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n)
+    return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n, len(requests))
 
 
 def _score_yesno(model: LanguageModel, texts: Sequence[str]) -> RowScores:
@@ -115,7 +116,7 @@ def _score_yesno(model: LanguageModel, texts: Sequence[str]) -> RowScores:
         scores.append(_softmax([yes, no])[0])
         mass.append(math.exp(yes) + math.exp(no))
     n = len(texts)
-    return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n)
+    return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n, len(requests))
 
 
 def _score_generate(model: LanguageModel, texts: Sequence[str], max_tokens: int) -> RowScores:
@@ -128,7 +129,7 @@ def _score_generate(model: LanguageModel, texts: Sequence[str], max_tokens: int)
         valid.append(a is not None)
         scores.append((a - 1) / 9.0 if a is not None else INVALID_SCORE)
     n = len(texts)
-    return RowScores(tuple(scores), tuple(valid), (float("nan"),) * n, tuple(outs))
+    return RowScores(tuple(scores), tuple(valid), (float("nan"),) * n, tuple(outs), n)
 
 
 def score_rows(
@@ -165,4 +166,5 @@ def score_rows(
         tuple(x for p in parts for x in p.valid),
         tuple(x for p in parts for x in p.option_mass),
         tuple(x for p in parts for x in p.answers),
+        sum(p.requests for p in parts),
     )
