@@ -131,7 +131,7 @@ def task_readings(
             segs += [content, RET_CLOSE]
             pi = action_distribution(scorer, segs, tools)
             reference = reference_after(traj, e_i)
-            row = {
+            row: dict[str, Any] = {
                 "task": traj.task_id,
                 "arm": arm,
                 "k": k,
@@ -160,7 +160,7 @@ def task_readings(
                 scorer.seq_logprobs(schema_only_segments(step, schemas=schemas), content)
             )
         row["s0"] = s0_cache[key]
-        row["g"] = float(row["s1"]) - s0_cache[key]
+        row["g"] = row["s1"] - s0_cache[key]
     return rows
 
 

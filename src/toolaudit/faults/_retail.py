@@ -62,6 +62,24 @@ def _dump(record: Any) -> str:
     return json.dumps(record)
 
 
+# tau2's Order model: optional fields are always serialized (null when unset), in order.
+_ORDER_OPTIONAL = (
+    "cancel_reason",
+    "exchange_items",
+    "exchange_new_items",
+    "exchange_payment_method_id",
+    "exchange_price_difference",
+    "return_items",
+    "return_payment_method_id",
+)
+
+
+def dump_order(order: dict[str, Any]) -> str:
+    """An order as the environment returns it (optional fields present, null if unset)."""
+    base = {k: v for k, v in order.items() if k not in _ORDER_OPTIONAL}
+    return json.dumps({**base, **{k: order.get(k) for k in _ORDER_OPTIONAL}})
+
+
 class RetailEnvironment:
     """The retail tools over a deep copy of ``db`` (``{products, users, orders}``).
 
@@ -170,7 +188,7 @@ class RetailEnvironment:
         return _dump(self._user(user_id))
 
     def _t_get_order_details(self, order_id: str) -> str:
-        return _dump(self._order(order_id))
+        return dump_order(self._order(order_id))
 
     def _t_get_product_details(self, product_id: str) -> str:
         return _dump(self._product(product_id))
@@ -220,7 +238,7 @@ class RetailEnvironment:
         order["status"] = "cancelled"
         order["cancel_reason"] = reason
         order["payment_history"].extend(refunds)
-        return _dump(order)
+        return dump_order(order)
 
     def _t_exchange_delivered_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
@@ -240,7 +258,7 @@ class RetailEnvironment:
         order["exchange_new_items"] = sorted(new_item_ids)
         order["exchange_payment_method_id"] = payment_method_id
         order["exchange_price_difference"] = diff
-        return _dump(order)
+        return dump_order(order)
 
     def _t_modify_pending_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
@@ -271,14 +289,14 @@ class RetailEnvironment:
             item["price"] = variant["price"]
             item["options"] = copy.deepcopy(variant["options"])
         order["status"] = "pending (item modified)"
-        return _dump(order)
+        return dump_order(order)
 
     def _t_modify_pending_order_address(self, order_id: str, **address: str) -> str:
         order = self._order(order_id)
         if "pending" not in order["status"]:
             raise ToolFailure("Non-pending order cannot be modified")
         order["address"] = _address(**address)
-        return _dump(order)
+        return dump_order(order)
 
     def _t_modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> str:
         order = self._order(order_id)
@@ -309,7 +327,7 @@ class RetailEnvironment:
         old = self._payment(order["user_id"], old_id)
         if self._is_gift(old):
             old["balance"] = round(old["balance"] + amount, 2)
-        return _dump(order)
+        return dump_order(order)
 
     def _t_modify_user_address(self, user_id: str, **address: str) -> str:
         user = self._user(user_id)
@@ -330,7 +348,7 @@ class RetailEnvironment:
         order["status"] = "return requested"
         order["return_items"] = sorted(item_ids)
         order["return_payment_method_id"] = payment_method_id
-        return _dump(order)
+        return dump_order(order)
 
 
 def _address(

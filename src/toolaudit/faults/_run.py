@@ -250,13 +250,21 @@ def run_faults(
     return payload
 
 
+_SCORERS: dict[int, CachedScorer] = {}
+
+
 def _scorer(model: Any, spec: str | None) -> CachedScorer:
+    """One scorer per loaded model and process, so pinned prefixes (the system turn)
+    are computed once however many runs use them."""
     if model is None:
         from toolaudit.models import load_causal_lm
 
         model = load_causal_lm(spec, device="cpu")
     hf_model, tokenizer = model
-    return CachedScorer(hf_model, tokenizer)
+    key = id(hf_model)
+    if key not in _SCORERS or _SCORERS[key].model is not hf_model:
+        _SCORERS[key] = CachedScorer(hf_model, tokenizer)
+    return _SCORERS[key]
 
 
 def analyze(out_dir: Path, *, arms: Sequence[str] | None = None) -> dict[str, Any]:

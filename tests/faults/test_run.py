@@ -1,0 +1,100 @@
+"""End to end on the shipped mini domain with the embedded model: faults.json keys,
+resumption, skipped tasks, the CLI's bad-input path, and the report section."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolaudit.cli.main import main
+from toolaudit.faults import FaultsConfig, report_section, run_faults
+
+ROW_KEYS = {
+    "task",
+    "arm",
+    "k",
+    "s0",
+    "s1",
+    "g",
+    "entropy",
+    "leading_action",
+    "agrees_reference",
+    "p_reread",
+    "p_write",
+    "p_reply",
+}  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def mini_run(embedded_lm, tmp_path_factory):
+    out = tmp_path_factory.mktemp("faults")
+    config = FaultsConfig(arms=("clean", "failed"), k_max=1, tasks=1)
+    first = run_faults(out, config=config, data_root=None, model=embedded_lm)
+    line1 = (out / "rows.jsonl").read_text().splitlines()[0]
+    second = run_faults(
+        out,
+        config=FaultsConfig(arms=("clean", "failed"), k_max=1, tasks=1),
+        data_root=None,
+        model=embedded_lm,
+    )  # noqa: E501
+    return out, first, second, line1
+
+
+def test_run_writes_rows_with_stable_keys(mini_run):
+    out, first, _, _ = mini_run
+    doc = json.loads((out / "faults.json").read_text())
+    assert set(doc) >= {"meta", "rows", "summary", "counts", "skipped"}
+    assert doc["meta"]["seed"] == 0 and doc["meta"]["config"]["arms"] == ["clean", "failed"]
+    rows = doc["rows"]
+    assert {(r["arm"], r["k"]) for r in rows} == {
+        ("clean", 0),
+        ("clean", 1),
+        ("failed", 0),
+        ("failed", 1),
+    }
+    assert all(ROW_KEYS <= set(r) for r in rows)
+    for r in rows:
+        assert abs(r["g"] - (r["s1"] - r["s0"])) < 1e-12
+        assert abs(r["p_reply"] + r["p_call"] - 1) < 1e-9
+    by = {(r["arm"], r["k"]): r for r in rows}
+    # k >= 1: the scored return is the same bytes in both arms, so S0 is identical
+    assert by[("clean", 1)]["s0"] == by[("failed", 1)]["s0"]
+    # an error string is far less probable under the schema alone than the record
+    assert by[("failed", 0)]["s0"] > by[("clean", 0)]["s0"]
+    assert doc["summary"]["cells"][0]["arm"] == "failed"
+
+
+def test_rerun_resumes_without_rescoring(mini_run):
+    out, first, second, line1 = mini_run
+    lines = (out / "rows.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and lines[0] == line1
+    assert second["rows"] == first["rows"]
+
+
+def test_rerun_with_other_options_is_refused(mini_run, embedded_lm):
+    out = mini_run[0]
+    from toolaudit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="out"):
+        run_faults(
+            out, config=FaultsConfig(arms=("clean",), k_max=0), data_root=None, model=embedded_lm
+        )
+
+
+def test_report_section_has_table_and_two_figures(mini_run):
+    sec = report_section(mini_run[1])
+    kinds = [type(b).__name__ for b in sec.blocks]
+    assert kinds.count("Table") == 1 and kinds.count("Figure") == 2
+
+
+def test_cli_bad_arm_exits_2(tmp_path, capsys):
+    code = main(["faults", "run", "--out", str(tmp_path / "o"), "--arms", "clean", "bogus"])
+    assert code == 2
+    assert "arms" in capsys.readouterr().err
+
+
+def test_cli_help_has_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["faults", "run", "--help"])
+    assert "Example:" in capsys.readouterr().out
