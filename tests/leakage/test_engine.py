@@ -56,3 +56,12 @@ def test_codebook_keys_sort_like_strings_and_decode():
     assert [words[i] for i in order] == sorted(words)
     assert book.decode(np.array(keys)) == words
     assert book.lengths(np.array(keys)).tolist() == [len(w) for w in words]
+
+
+def test_run_jobs_unknown_backend_is_a_config_error():
+    from toolaudit.errors import ConfigError
+
+    x = sp.random(20, 5, density=0.5, random_state=1, format="csr")
+    y = np.arange(20) % 2
+    with pytest.raises(ConfigError, match="invalid backend='nope'"):
+        run_jobs(iter([(0, (x, y, x, 0))]), LRSpec(), n_jobs=2, backend="nope")
