@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
 
+from toolaudit.errors import ConfigError
 from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._features import (
     FeatureSpec,
@@ -224,7 +225,11 @@ def run_jobs(
     # liblinear releases the GIL, so threads parallelize fits without copying matrices;
     # an explicit backend (loky, dask, ray, ...) overrides this
     settings: dict[str, Any] = {"n_jobs": n_jobs, "backend": backend or "threading"}
-    with parallel_config(**settings):
+    try:
+        config = parallel_config(**settings)
+    except ValueError as exc:  # unknown backend, or its package is not installed
+        raise ConfigError(f"invalid backend={backend!r}: {exc}") from None
+    with config:
         runner = Parallel(return_as="generator", pre_dispatch="n_jobs")
         for i, res in enumerate(runner(calls())):
             out.append((tags[i], res))
