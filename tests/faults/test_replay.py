@@ -96,3 +96,21 @@ def test_replay_runs_reference_writes_against_a_copy(shared_data):
     assert isinstance(last, ToolStep) and last.name == "exchange_delivered_order_items"
     assert json.loads(last.content)["status"] == "exchange requested"
     assert d.db["orders"]["#W2378156"]["status"] == "delivered"
+
+
+def test_recorded_trajectories_load_with_sites(shared_data):
+    from toolaudit.faults import load_recorded
+
+    sel = first_call_site()
+    tau2 = load_recorded(
+        shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    )
+    bench = load_recorded(
+        shared_data / "tau-bench" / "retail__tool-calling__openai-model-masked__100x1.json"
+    )
+    assert len(tau2) == 40 and len(bench) == 100
+    assert sum(not isinstance(sel(t), str) for t in tau2) == 37
+    assert sum(not isinstance(sel(t), str) for t in bench) == 93
+    step = tau2[0].events[tau2[0].step_indices()[0]]
+    assert isinstance(step, ToolStep) and step.name == "find_user_id_by_email"
+    assert step.content == "isabella_lopez_6490"

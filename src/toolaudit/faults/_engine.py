@@ -236,10 +236,10 @@ class NaiveScorer(_TokenizerMixin):
         with torch.no_grad():
             logits = self.model(input_ids=x).logits[0].float()
         self.tokens_run += len(ids)
-        lp = torch.log_softmax(logits[:-1], dim=-1)
-        tgt = torch.tensor(ids[1:], device=lp.device)
-        per = lp.gather(-1, tgt[:, None])[:, 0]
-        return per[-n_target:].cpu().double().numpy()
+        # The full logits are computed (the naive cost); only the target rows are normalized.
+        lp = torch.log_softmax(logits[-n_target - 1 : -1], dim=-1)
+        tgt = torch.tensor(ids[-n_target:], device=lp.device)
+        return lp.gather(-1, tgt[:, None])[:, 0].cpu().double().numpy()
 
     def seq_logprobs(self, prefix: Sequence[str], target: str) -> np.ndarray:
         """Per-token log-probabilities of ``target`` after ``prefix``."""
