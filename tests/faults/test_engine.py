@@ -88,3 +88,24 @@ def test_candidate_scores_match_full_forward_and_form_a_distribution(case):
     assert math.isclose(sum(pi.probs.values()), 1.0, abs_tol=1e-9)
     assert 0.0 <= pi.entropy <= math.log(len(TOOLS) + 1) + 1e-9
     assert pi.leading in [*TOOLS, "reply"]
+
+
+@pytest.mark.slow
+def test_task_readings_cached_equal_naive_on_every_reading(case):
+    """Every row of a whole task (all arms, k = 0..1): cached == naive within 1e-3."""
+    from toolaudit.faults import ARMS, task_readings
+
+    model, tok, traj, site, _, _ = case
+    d = mini_domain()
+    system = system_segment(d.policy, TOOLS)
+    payloads, _ = make_arms(
+        traj.events[site.event].content, arms=ARMS, task_id="t", owned_payment_ids=set(), seed=0
+    )  # noqa: E501
+    kw = {"system": system, "tools": TOOLS, "k_max": 1}
+    a = task_readings(traj, site, payloads, scorer=CachedScorer(model, tok), **kw)
+    b = task_readings(traj, site, payloads, scorer=NaiveScorer(model, tok), **kw)
+    assert len(a) == len(b) == 2 * len(ARMS)
+    for x, y in zip(a, b, strict=True):
+        assert x["leading_action"] == y["leading_action"]
+        for q in ("s0", "s1", "g", "entropy", "p_call", "p_reread", "p_write", "p_reply"):
+            assert abs(x[q] - y[q]) < 1e-3, q
