@@ -98,3 +98,14 @@ def test_cli_help_has_example(capsys):
     with pytest.raises(SystemExit):
         main(["faults", "run", "--help"])
     assert "Example:" in capsys.readouterr().out
+
+
+def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
+    from toolaudit.faults import analyze
+
+    out, first, _, _ = mini_run
+    rebuilt = analyze(out)
+    assert rebuilt["rows"] == first["rows"]
+    from toolaudit.report._meta import _clean  # NaN -> None, as written to disk
+
+    assert _clean(rebuilt["summary"]) == _clean(first["summary"])

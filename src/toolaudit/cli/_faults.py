@@ -86,17 +86,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    import json
-
     from toolaudit.faults import analyze, report_section
     from toolaudit.report import write_report
 
-    summary = analyze(args.dir)
-    path = args.dir / "faults.json"
-    if path.exists():
-        payload = json.loads(path.read_text())
-        payload["summary"] = summary
-        write_report(args.dir, "toolaudit faults", [report_section(payload)])
+    payload = analyze(args.dir)
+    write_report(args.dir, "toolaudit faults", [report_section(payload)])
     if args.json:
-        print_json(summary)
+        print_json({"counts": payload["counts"], "summary": payload["summary"]})
     return 0

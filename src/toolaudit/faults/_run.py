@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,7 +164,7 @@ def run_faults(
     ``model`` is an optional preloaded ``(hf_model, tokenizer)``; otherwise
     ``config.model`` (HF id, local path, or ``None`` for the embedded default) is loaded.
     """
-    from toolaudit.report import run_metadata, write_results
+    from toolaudit.report import write_results
 
     _check(config)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -228,26 +228,33 @@ def run_faults(
         progress(scored, target, "done")
     order = {(x if isinstance(x, str) else x.task_id): i for i, x in enumerate(items)}
     records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
+    payload = _payload(records, cfg)
+    payload["counts"]["prompt_sha"] = hashlib.sha256(system.encode()).hexdigest()[:16]
+    write_results(out_dir / "faults.json", payload)
+    return payload
+
+
+def _payload(records: list[dict[str, Any]], cfg: dict[str, Any]) -> dict[str, Any]:
+    """``faults.json`` from per-task records (rows, skips, counts, summary, meta)."""
+    from toolaudit.report import run_metadata
+
     rows = [row for r in records for row in r["rows"]]
     skipped = [{"task": r["task"], "reason": r["reason"]} for r in records if r["status"] != "ok"]
     reasons: dict[str, int] = {}
     for s in skipped:
         key = re.sub(r"\d+|#W\w+|'[^']*'", "N", s["reason"])[:80]
         reasons[key] = reasons.get(key, 0) + 1
-    payload = {
-        "meta": run_metadata(command="faults run", seed=config.seed, config=cfg),
+    return {
+        "meta": run_metadata(command="faults run", seed=cfg["seed"], config=cfg),
         "rows": rows,
         "skipped": skipped,
         "counts": {
             "tasks_scored": sum(1 for r in records if r["status"] == "ok"),
             "tasks_skipped": len(skipped),
             "skip_reasons": reasons,
-            "prompt_sha": hashlib.sha256(system.encode()).hexdigest()[:16],
         },
-        "summary": summarize(rows, arms=config.arms, k_max=config.k_max),
+        "summary": summarize(rows, arms=tuple(cfg["arms"]), k_max=int(cfg["k_max"])),
     }
-    write_results(out_dir / "faults.json", payload)
-    return payload
 
 
 _SCORERS: dict[int, CachedScorer] = {}
@@ -267,12 +274,16 @@ def _scorer(model: Any, spec: str | None) -> CachedScorer:
     return _SCORERS[key]
 
 
-def analyze(out_dir: Path, *, arms: Sequence[str] | None = None) -> dict[str, Any]:
-    """Recompute the summary of an existing run folder from its ``rows.jsonl``."""
+def analyze(out_dir: Path) -> dict[str, Any]:
+    """Rebuild ``faults.json`` (summary included) from a run folder's ``rows.jsonl`` and
+    ``run_config.json``, without the model; returns the payload."""
+    from toolaudit.report import write_results
+
     done = _read_done(out_dir / "rows.jsonl")
-    if not done:
-        raise DataError(f"{out_dir / 'rows.jsonl'}: missing or empty")
-    rows = [row for r in done.values() for row in r["rows"]]
-    present = sorted({r["arm"] for r in rows}, key=lambda a: ARMS.index(a) if a in ARMS else 99)
-    k_max = max((r["k"] for r in rows), default=0)
-    return summarize(rows, arms=tuple(arms or present), k_max=k_max)
+    stamp = out_dir / "run_config.json"
+    if not done or not stamp.exists():
+        raise DataError(f"{out_dir}: no rows.jsonl / run_config.json from 'faults run'")
+    cfg = json.loads(stamp.read_text())
+    payload = _payload(list(done.values()), cfg)
+    write_results(out_dir / "faults.json", payload)
+    return payload
