@@ -95,14 +95,22 @@ def demo_sections(
     seed: int,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> list[Any]:
-    """Demo size: 2 retail tasks (compact policy, k <= 1) with the embedded model, or the
-    shipped mini domain when no tau2 data is present; writes ``out_dir/faults.json``."""
+    """Demo size: 2 retail tasks (compact policy; arms clean, failed and the two falsified
+    ones; k = 0..1) with the embedded model, or the shipped mini domain when no tau2 data
+    is present; writes ``out_dir/faults.json``. About 200 s of one core."""
     has_retail = data_root is not None and (data_root / "tau2" / "domains" / "retail").is_dir()
     config = FaultsConfig(
-        tasks=2 if has_retail else None,
+        arms=("clean", "failed", "falsified_status", "falsified_payment"),
+        tasks=2,
         k_max=1,
         policy="compact" if has_retail else "full",
         seed=seed,
     )
-    payload = run_faults(Path(out_dir), config=config, data_root=data_root, progress=progress)
+    from toolaudit.report import write_results
+
+    # Working files (rows.jsonl, resumable) in a subfolder; the results file beside the rest.
+    payload = run_faults(
+        Path(out_dir) / "faults_run", config=config, data_root=data_root, progress=progress
+    )
+    write_results(Path(out_dir) / "faults.json", payload)
     return [report_section(payload)]
