@@ -109,3 +109,22 @@ def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
     from toolaudit.report._meta import _clean  # NaN -> None, as written to disk
 
     assert _clean(rebuilt["summary"]) == _clean(first["summary"])
+
+
+@pytest.mark.slow
+def test_demo_sections_on_mini_domain_writes_results(tmp_path):
+    from toolaudit.faults import demo_sections
+
+    seen = []
+    sections = demo_sections(
+        tmp_path, data_root=None, seed=0, progress=lambda d, t, label: seen.append(d)
+    )
+    doc = json.loads((tmp_path / "faults.json").read_text())
+    assert doc["counts"]["tasks_scored"] == 2 and len(sections) == 1
+    assert {r["arm"] for r in doc["rows"]} == {
+        "clean",
+        "failed",
+        "falsified_status",
+        "falsified_payment",
+    }
+    assert seen and seen[-1] == 2
