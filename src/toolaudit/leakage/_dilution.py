@@ -123,7 +123,9 @@ def run_dilution(
         )
         if progress is not None:
             progress(j + 1, len(order) + 1, f"dilution real {'+'.join(subset)}")
-    carrier_dups = {t for c in classes if c.same_values_as for t in c.tools}
+    # tools that repeat the carrier's own token-class values (e.g. the same identifier)
+    linked = {n for c in classes if carrier in c.tools for n in c.same_values_as}
+    carrier_dups = {t for c in classes if c.name in linked for t in c.tools}
     pool_tools = (
         list(dcfg.pool_tools)
         if dcfg.pool_tools
