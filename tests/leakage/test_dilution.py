@@ -30,3 +30,19 @@ def test_prefix_scores_learn_rates_on_fit_rows_only():
     s = prefix_scores(values, y, fit, ev, 2)
     # "21" -> 1.0, "17" -> 0.0, unseen "99" and missing -> base rate 0.5
     assert s.tolist() == [1.0, 0.0, 0.5, 0.5]
+
+
+def test_pool_tools_for_drops_only_carrier_duplicates():
+    from toolaudit.leakage._dilution import pool_tools_for
+    from toolaudit.leakage._provenance import TokenClass
+
+    def cls(name, tool, links):
+        return TokenClass(name, "(x)", "", (tool,), ("f",), 1, 1, (), 1.0, (), tuple(links))
+
+    classes = [
+        cls("t3.path", "t3", ["t5.id"]),
+        cls("t5.id", "t5", ["t3.path"]),
+        cls("t1.seq", "t1", ["t2.seq"]),  # linked, but not to the carrier
+        cls("t2.seq", "t2", ["t1.seq"]),
+    ]
+    assert pool_tools_for("t3", ["t1", "t2", "t3", "t4", "t5"], classes) == ["t1", "t2", "t4"]
