@@ -79,6 +79,15 @@ def draw_slots(
     return src, length_of
 
 
+def pool_tools_for(carrier: str, tools: Sequence[str], classes: Sequence[TokenClass]) -> list[str]:
+    """Non-carrier tools for synthetic sections: every tool except the carrier and tools
+    that repeat the carrier's own token-class values (the seed leaves out Tool 5, which
+    serializes the same PDB id)."""
+    linked = {n for c in classes if carrier in c.tools for n in c.same_values_as}
+    dups = {t for c in classes if c.name in linked for t in c.tools}
+    return [t for t in tools if t != carrier and t not in dups]
+
+
 def run_dilution(
     engine: PT2DEngine,
     part: Partition,
@@ -123,13 +132,8 @@ def run_dilution(
         )
         if progress is not None:
             progress(j + 1, len(order) + 1, f"dilution real {'+'.join(subset)}")
-    # tools that repeat the carrier's own token-class values (e.g. the same identifier)
-    linked = {n for c in classes if carrier in c.tools for n in c.same_values_as}
-    carrier_dups = {t for c in classes if c.name in linked for t in c.tools}
     pool_tools = (
-        list(dcfg.pool_tools)
-        if dcfg.pool_tools
-        else [t for t in tools if t != carrier and t not in carrier_dups]
+        list(dcfg.pool_tools) if dcfg.pool_tools else pool_tools_for(carrier, tools, classes)
     )
     synthetic = _synthetic(engine, part, y, cfg, spec, carrier, pool_tools, known, progress)
     return {
