@@ -81,6 +81,8 @@ def test_gemma_zero_shot_on_a_trimmed_controlled_subset(
                         classes=default_classes(examples), scoring="options", n_boot=500)  # fmt: skip
     assert [v.name for v in res.variants] == ["original", "pdb_id", "peptide", "format"]
     assert all(v.residuals == 0 and v.valid_rate == 1.0 for v in res.variants)
-    # Zero-shot, the 270M base model has no access to the C0 shortcut statistics: its
-    # ranking is not reliably above chance, so no variant can lose much.
-    assert res.variant("original").ci95[0] < 0.5 < res.variant("original").ci95[1] + 0.2
+    # Zero-shot, the 270M base model puts little mass on the answer format, and format
+    # redaction (which also removes the <answer> instruction) lowers it further.
+    orig, fmt = res.variant("original"), res.variant("format")
+    assert orig.option_mass < 0.2
+    assert fmt.option_mass < orig.option_mass
