@@ -48,6 +48,17 @@ def test_hf_loglikelihood_batched_equals_unbatched(hf_model, batched_scores):
     assert all(v < 0 for row in batched for v in row)
 
 
+def test_hf_loglikelihood_shared_context_equals_full_forward_pass(hf_model, embedded_lm):
+    # Answer options after one prompt: the context runs once and the options are scored
+    # on copies of its cache; each must equal its own full forward pass.
+    model, tok = embedded_lm
+    context = "Rate the match from 1 to 10. <answer>"
+    options = [str(k) for k in range(1, 11)] + [" ten out of ten"]
+    got = hf_model.loglikelihood([(context, o) for o in options])
+    for option, scores in zip(options, got, strict=True):
+        np.testing.assert_allclose(scores, _reference(model, tok, context, option), atol=1e-4)
+
+
 def test_hf_loglikelihood_prefers_the_plausible_continuation(hf_model):
     good, bad = hf_model.loglikelihood(
         [("The capital of France is", " Paris"), ("The capital of France is", " banana")]

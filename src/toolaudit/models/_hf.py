@@ -142,22 +142,78 @@ class HFModel:
 
     # -- scoring ---------------------------------------------------------------------
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
-        """Per-token natural-log probabilities of each continuation given its context."""
+        """Per-token natural-log probabilities of each continuation given its context.
+
+        Requests that share a context (answer options after one prompt, say) run the
+        context once and score all their continuations on copies of its key/value cache.
+        """
         model, tok = self._load()
         rows: list[tuple[list[int], int]] = []  # (ids, number of continuation tokens)
-        for context, continuation in requests:
+        by_context: dict[tuple[int, ...], list[int]] = {}
+        for i, (context, continuation) in enumerate(requests):
             ctx = self._encode_context(self.render(context))
             cont: list[int] = tok(continuation, add_special_tokens=False)["input_ids"]
             ids = (ctx + cont)[-self.max_length :]
             rows.append((ids, len(cont)))
-        out: list[list[float]] = [[] for _ in rows]
-        order = sorted(range(len(rows)), key=lambda i: -len(rows[i][0]))
+            if cont and len(ctx) + len(cont) <= self.max_length:
+                by_context.setdefault(tuple(ctx), []).append(i)
+        out: list[list[float] | None] = [None] * len(rows)
+        for ctx_key, members in by_context.items():
+            if len(members) < 2:
+                continue
+            conts = [rows[i][0][len(ctx_key) :] for i in members]
+            for i, s in zip(members, self._score_shared(model, list(ctx_key), conts), strict=True):
+                out[i] = s
+        rest = [i for i in range(len(rows)) if out[i] is None]
+        order = sorted(rest, key=lambda i: -len(rows[i][0]))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
             scores = self._score_batch(model, [rows[i] for i in chunk])
             for i, s in zip(chunk, scores, strict=True):
                 out[i] = s
-        return out
+        return [s if s is not None else [] for s in out]
+
+    def _log_softmax_head(self, model: Any, hidden: Any, targets: Any) -> list[float]:
+        import torch
+
+        logits = model.get_output_embeddings()(hidden).float()
+        cap = getattr(model.config, "final_logit_softcapping", None)
+        if cap is not None:
+            logits = torch.tanh(logits / cap) * cap
+        logp = torch.log_softmax(logits, dim=-1)
+        return logp.gather(1, targets[:, None])[:, 0].tolist()
+
+    def _score_shared(
+        self, model: Any, ctx: list[int], conts: Sequence[list[int]]
+    ) -> list[list[float]]:
+        """Score several continuations of one context: the context runs once; each batch
+        of continuations runs on a copy of its cache (right-padded, which cannot change
+        earlier positions of a causal model)."""
+        import copy
+
+        import torch
+        from transformers import DynamicCache
+
+        dev = next(model.parameters()).device
+        with torch.inference_mode():
+            cache = DynamicCache(config=model.config)
+            ctx_hidden = model.base_model(
+                input_ids=torch.tensor([ctx], device=dev), cache=cache, use_cache=True
+            ).last_hidden_state[0, -1:]
+            results: list[list[float]] = []
+            for start in range(0, len(conts), self.batch_size):
+                chunk = conts[start : start + self.batch_size]
+                width = max(len(c) for c in chunk)
+                x = torch.tensor([c + [0] * (width - len(c)) for c in chunk], device=dev)
+                fork = copy.copy(cache)
+                fork.layers = [copy.copy(layer) for layer in cache.layers]
+                fork.batch_repeat_interleave(len(chunk))
+                hidden = model.base_model(input_ids=x, cache=fork, use_cache=True).last_hidden_state
+                for b, c in enumerate(chunk):
+                    h = torch.cat([ctx_hidden, hidden[b, : len(c) - 1]])
+                    targets = torch.tensor(c, device=dev)
+                    results.append(self._log_softmax_head(model, h, targets))
+        return results
 
     def _score_batch(self, model: Any, rows: Sequence[tuple[list[int], int]]) -> list[list[float]]:
         import torch
@@ -174,8 +230,6 @@ class HFModel:
             hidden = model.base_model(
                 input_ids=input_ids.to(dev), attention_mask=mask.to(dev)
             ).last_hidden_state
-            head = model.get_output_embeddings()
-            cap = getattr(model.config, "final_logit_softcapping", None)
             results: list[list[float]] = []
             for r, (ids, n_cont) in enumerate(rows):
                 if n_cont == 0:
@@ -183,13 +237,10 @@ class HFModel:
                     continue
                 n = len(ids)
                 # Position t predicts token t+1: the continuation occupies n-n_cont..n-1.
-                h = hidden[r, n - n_cont - 1 : n - 1]
-                logits = head(h).float()
-                if cap is not None:
-                    logits = torch.tanh(logits / cap) * cap
-                logp = torch.log_softmax(logits, dim=-1)
-                target = torch.tensor(ids[n - n_cont :], device=logp.device)
-                results.append(logp.gather(1, target[:, None])[:, 0].tolist())
+                target = torch.tensor(ids[n - n_cont :], device=dev)
+                results.append(
+                    self._log_softmax_head(model, hidden[r, n - n_cont - 1 : n - 1], target)
+                )
         return results
 
     # -- generation ------------------------------------------------------------------
