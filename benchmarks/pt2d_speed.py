@@ -1,10 +1,13 @@
 """PT2D speed: the straightforward scikit-learn pipeline vs toolaudit's engine.
 
 Both compute the seed's scope table (full trace + every tool, x word 1-2 / char_wb 2-5 /
-char_wb 3-5, balanced liblinear logistic regression, fit on train, AUROC on test) on the
-controlled benchmark. The baseline re-vectorizes the text of every scope and feature set
-with ``TfidfVectorizer``; the engine tokenizes each section once and composes scopes
-from counts. Each pipeline runs in its own child process, so its peak memory (max RSS)
+char_wb 3-5, balanced liblinear logistic regression, fit on train, AUROC on test, with
+the audit's 95% stratified bootstrap intervals overall and per group, 2,000 resamples)
+on the controlled benchmark. The baseline re-vectorizes the text of every scope and
+feature set with ``TfidfVectorizer`` and bootstraps with ``roc_auc_score`` in a loop; the
+engine tokenizes each section once, composes scopes from counts, fits in parallel
+through joblib (``--n-jobs``, default all cores) and uses the vectorized bootstrap. Both
+bootstraps use the same random draws, so their intervals agree (``max_ci_diff``). Each pipeline runs in its own child process, so its peak memory (max RSS)
 is its own. The last line is ``ratio=<baseline/engine wall time> max_auroc_diff=<y>``.
 
     python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
@@ -38,6 +41,31 @@ def _split(examples: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return fit, ev, y
 
 
+N_BOOT = 2000
+
+
+def _groups_of(examples: list, ev: np.ndarray) -> np.ndarray:
+    return np.array([examples[i].group for i in ev])
+
+
+def straightforward_ci(y: np.ndarray, s: np.ndarray, seed: int = 0) -> list[float]:
+    """Percentile interval the straightforward way: one ``roc_auc_score`` per replicate
+    (the same stratified draws as ``toolaudit.stats.bootstrap_auroc``)."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(seed)
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    if pos.size == 0 or neg.size == 0:
+        return [float("nan"), float("nan")]
+    draw_p = rng.integers(0, pos.size, size=(N_BOOT, pos.size))
+    draw_n = rng.integers(0, neg.size, size=(N_BOOT, neg.size))
+    reps = []
+    for b in range(N_BOOT):
+        idx = np.concatenate([pos[draw_p[b]], neg[draw_n[b]]])
+        reps.append(roc_auc_score(y[idx], s[idx]))
+    return [float(q) for q in np.quantile(reps, [0.025, 0.975])]
+
+
 def run_baseline(path: Path, n_jobs: int) -> dict:
     """TfidfVectorizer on every scope's concatenated text, then fit and score."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -48,8 +76,9 @@ def run_baseline(path: Path, n_jobs: int) -> dict:
     examples = _load(path)
     fit, ev, y = _split(examples)
     tools = [t.name for t in examples[0].tools]
-    stages = {"vectorize": 0.0, "fit_score": 0.0}
-    aurocs = {}
+    stages = {"vectorize": 0.0, "fit_score": 0.0, "intervals": 0.0}
+    aurocs, cis = {}, {}
+    groups = _groups_of(examples, ev)
     for spec in FEATURE_SETS.values():
         for scope in ["full", *tools]:
             t0 = time.perf_counter()
@@ -59,18 +88,26 @@ def run_baseline(path: Path, n_jobs: int) -> dict:
             x_ev = vec.transform([docs[i] for i in ev])
             t1 = time.perf_counter()
             model = LRSpec().make().fit(x_fit, y[fit])
-            aurocs[f"{scope}|{spec.name}"] = auroc(y[ev], model.decision_function(x_ev))
+            scores = model.decision_function(x_ev)
+            tag = f"{scope}|{spec.name}"
+            aurocs[tag] = auroc(y[ev], scores)
+            t2 = time.perf_counter()
+            cis[tag] = straightforward_ci(y[ev], scores)
+            for g in sorted(set(groups)):
+                m = groups == g
+                cis[f"{tag}|{g}"] = straightforward_ci(y[ev][m], scores[m])
             stages["vectorize"] += t1 - t0
-            stages["fit_score"] += time.perf_counter() - t1
+            stages["fit_score"] += t2 - t1
+            stages["intervals"] += time.perf_counter() - t2
             print(f"  baseline {scope} {spec.name}: {time.perf_counter() - t0:.1f}s", flush=True)
-    return {"stages": stages, "aurocs": aurocs}
+    return {"stages": stages, "aurocs": aurocs, "cis": cis}
 
 
 def run_engine(path: Path, n_jobs: int) -> dict:
     """toolaudit's engine: tokenize once, compose scopes, fit through joblib."""
     from toolaudit.leakage import FEATURE_SETS, LRSpec, PT2DEngine
     from toolaudit.leakage._engine import run_jobs
-    from toolaudit.stats import auroc
+    from toolaudit.leakage._scoring import summarize
 
     examples = _load(path)
     fit, ev, y = _split(examples)
@@ -96,8 +133,17 @@ def run_engine(path: Path, n_jobs: int) -> dict:
     results = run_jobs(jobs(), LRSpec(), n_jobs=n_jobs)
     total_jobs = time.perf_counter() - t1
     stages["fit_score"] = total_jobs - stages["compose_design"]
-    aurocs = {tag: auroc(y[ev], out.scores) for tag, out in results}
-    return {"stages": stages, "aurocs": aurocs}
+    t2 = time.perf_counter()
+    groups = _groups_of(examples, ev)
+    aurocs, cis = {}, {}
+    for tag, out in results:
+        summary = summarize(y[ev], out.scores, list(groups), n_boot=N_BOOT, seed=0)
+        aurocs[tag] = summary.auroc
+        cis[tag] = list(summary.ci95)
+        for g, entry in summary.by_group.items():
+            cis[f"{tag}|{g}"] = entry["ci95"]
+    stages["intervals"] = time.perf_counter() - t2
+    return {"stages": stages, "aurocs": aurocs, "cis": cis}
 
 
 def _child(part: str, path: Path, n_jobs: int, out: Path) -> None:
@@ -112,7 +158,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="controlled benchmark scale")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--n-jobs", type=int, default=1, help="engine fits in parallel")
+    parser.add_argument(
+        "--n-jobs", type=int, default=-1, help="engine fits in parallel (default: all cores)"
+    )
     parser.add_argument("--part", choices=["both", "baseline", "engine"], default="both")
     parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
@@ -165,6 +213,13 @@ def main() -> int:
         print(
             f"  {k:40s} baseline {res['baseline']['aurocs'][k]:.6f} engine {res['engine']['aurocs'][k]:.6f}"
         )
+    ci_diffs = [
+        abs(a - b)
+        for k, ci in res["baseline"]["cis"].items()
+        for a, b in zip(ci, res["engine"]["cis"][k], strict=True)
+        if a is not None and b is not None and not (np.isnan(a) and np.isnan(b))
+    ]
+    print(f"intervals compared: {len(ci_diffs) // 2}, max_ci_diff={max(ci_diffs):.3g}")
     ratio = res["baseline"]["wall"] / res["engine"]["wall"]
     print(f"ratio={ratio:.2f} max_auroc_diff={max(diffs):.3g}")
     return 0
