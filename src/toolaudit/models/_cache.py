@@ -173,6 +173,12 @@ class CachedModel:
         mine: list[str] = []
         theirs: list[threading.Event] = []
         with self._lock:
+            # A key that was neither cached at the first look nor is in flight now may
+            # have been finished by another thread in between: look again under the lock
+            # (a finisher stores before it releases its claim).
+            unclaimed = [k for k in unique if k not in values and k not in self._inflight]
+            if unclaimed:
+                values.update(self.cache.get_many(unclaimed))
             for k in unique:
                 if k in values:
                     continue
