@@ -19,8 +19,9 @@ def _field_of(err: ValidationError) -> str:
     return ".".join(str(p) for p in first["loc"]) or "<record>"
 
 
-def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line; one line in memory at a time."""
+def iter_text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each non-blank line, decoded as UTF-8; one line
+    in memory at a time. Raises a located error on bad bytes or an empty file."""
     path = Path(path)
     seen = False
     with path.open("rb") as fh:
@@ -31,22 +32,27 @@ def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
                 raise TraceFormatError(
                     path, lineno, None, f"not valid UTF-8 (byte {exc.start})"
                 ) from None
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise TraceFormatError(
-                    path, lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
-                ) from None
-            if not isinstance(obj, dict):
-                raise TraceFormatError(
-                    path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"
-                )
-            seen = True
-            yield lineno, obj
+            if text.strip():
+                seen = True
+                yield lineno, text
     if not seen:
         raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
+
+
+def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line; one line in memory at a time."""
+    for lineno, text in iter_text_lines(path):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TraceFormatError(
+                path, lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise TraceFormatError(
+                path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"
+            )
+        yield lineno, obj
 
 
 def validate_record(model: type[M], obj: dict, path: str | Path, line: int | None) -> M:

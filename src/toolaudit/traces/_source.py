@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import TraceFormatError
+from toolaudit.traces._jsonl import iter_text_lines
 
 _MISSING = object()
 
@@ -44,18 +45,7 @@ def first_record_line(path: str | Path) -> tuple[int, str]:
 
     Only that line is read, so sniffing a large JSONL file costs one line of memory.
     """
-    path = Path(path)
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise TraceFormatError(
-                    path, lineno, None, f"not valid UTF-8 (byte {exc.start})"
-                ) from None
-            if text.strip():
-                return lineno, text
-    raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
+    return next(iter_text_lines(path))
 
 
 def field(
