@@ -10,9 +10,23 @@ from toolaudit.report._document import (
     render_markdown,
     write_report,
 )
+from toolaudit.report._findings import (
+    RESULTS_SCHEMA_VERSION,
+    Fallback,
+    FallbackKind,
+    Finding,
+    ResultMeta,
+    record_fallback,
+)
 from toolaudit.report._meta import package_versions, run_metadata, write_results
 
 __all__ = [
+    "RESULTS_SCHEMA_VERSION",
+    "Fallback",
+    "FallbackKind",
+    "Finding",
+    "ResultMeta",
+    "record_fallback",
     "Figure",
     "Section",
     "Table",
