@@ -16,7 +16,7 @@ def test_demo_sections_writes_results_and_report_blocks(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "redaction.json").read_text())
     assert [v["name"] for v in doc["variants"]] == ["original", "pdb_id", "peptide", "format"]
     assert doc["meta"]["config"]["scale"] == 0.02 and doc["meta"]["seed"] == 0
-    assert doc["calls"]["made"] == doc["rows"] * 4 * 10
+    assert doc["calls"] == {"requests": doc["rows"] * 4 * 10}
     (sec,) = sections
     tables = [b for b in sec.blocks if isinstance(b, Table)]
     assert tables[0].header[:3] == ["variant", "all", "ΔA"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._validate import output_dir, seed
 
 GENERATORS = ("tcr-shortcut",)
 
@@ -27,7 +27,7 @@ def register(sub: Any) -> None:
         example="toolaudit datasets make tcr-shortcut --out data/tcr --scale 0.1 --seed 0",
     )
     make.add_argument("name", choices=GENERATORS, help="which benchmark to generate")
-    make.add_argument("--out", type=Path, required=True, help="output folder DIR")
+    make.add_argument("--out", type=output_dir, required=True, help="output folder DIR")
     make.add_argument(
         "--scale",
         type=str,
@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
         help="fraction of the seed's counts, in (0, 1]; every cluster keeps both classes "
         "(default 1: exactly the seed's Table 2)",
     )
-    make.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    make.add_argument("--seed", type=seed, default=0, help="random seed, >= 0 (default 0)")
     make.add_argument("--json", action="store_true", help="print the counts as JSON")
     make.set_defaults(func=_make)
     listing = add_parser(

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, progress
+from toolaudit.cli._validate import output_dir, seed
 from toolaudit.errors import ToolAuditError
 from toolaudit.report import Section, write_report, write_results
 from toolaudit.report._meta import run_metadata
@@ -43,8 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "report.md and a self-contained report.html into --out."
         ),
     )
-    p.add_argument("--out", type=Path, required=True, help="output folder")
-    p.add_argument("--seed", type=int, default=0, help="seed for every stochastic step")
+    p.add_argument("--out", type=output_dir, required=True, help="output folder")
+    p.add_argument("--seed", type=seed, default=0, help="seed for every stochastic step")
     p.add_argument(
         "--only",
         nargs="+",

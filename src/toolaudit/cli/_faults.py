@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, print_json, progress
+from toolaudit.cli._validate import output_dir
 
 
 def register(sub: Any) -> None:
@@ -24,7 +25,7 @@ def register(sub: Any) -> None:
         help="replay tasks, inject each arm at the site, write DIR/faults.json",
         example="toolaudit faults run --out faults-out --tasks 3 --k-max 1 --json",
     )
-    run.add_argument("--out", type=Path, required=True, help="output folder (resumable)")
+    run.add_argument("--out", type=output_dir, required=True, help="output folder (resumable)")
     pick = run.add_mutually_exclusive_group()
     pick.add_argument("--tasks", type=int, default=None, help="score the first N tasks with a site")
     pick.add_argument("--task-ids", nargs="+", default=None, help="score exactly these task ids")

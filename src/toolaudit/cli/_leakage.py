@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._validate import output_dir
+from toolaudit.report._document import visible
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +28,9 @@ def register(sub: Any) -> None:
         nargs="+",
         help="Example JSONL, or tau2-bench / tau-bench results file(s); several files are pooled",
     )
-    p.add_argument("--out", type=Path, required=True, help="output folder (leakage.json, report)")
+    p.add_argument(
+        "--out", type=output_dir, required=True, help="output folder (leakage.json, report)"
+    )
     p.add_argument("--fit", default=None, help="fit partition, e.g. split=train or group=C0")
     p.add_argument("--eval", default=None, help="eval partition, e.g. split=test or group=C1,C2")
     p.add_argument("--cv-folds", type=int, default=5, help="grouped CV folds for a single pool")
@@ -151,14 +155,15 @@ def run(args: argparse.Namespace) -> int:
     path = write_leakage(args.out, payload, meta=meta)
     write_report(args.out, "toolaudit leakage", leakage_sections(payload))
     for w in result.warnings:
-        logger.warning("%s", w)
+        logger.warning("%s", visible(w))
     if args.json:
         print_json(
             {"scopes": payload["scopes"], "warnings": payload["warnings"], "path": str(path)}
         )
     else:
-        print(f"wrote {path}")
+        print(f"wrote {visible(str(path))}")
         for f in dict.fromkeys(r.features for r in result.scopes):
             table = result.table(f)
-            print(f"  {f}: " + ", ".join(f"{s}={a:.3f}" for s, a in table.items()))
+            # scope names are tool names from the trace: shown as text, controls visible
+            print(f"  {f}: " + ", ".join(f"{visible(s)}={a:.3f}" for s, a in table.items()))
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json
+from toolaudit.cli._validate import output_file
 from toolaudit.errors import DataError
 
 
@@ -80,7 +81,7 @@ def register(sub: Any) -> None:
         example="toolaudit models train-controlled tcr/examples.jsonl --out frozen.joblib",
     )
     train.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
-    train.add_argument("--out", type=Path, required=True, help="joblib file to write")
+    train.add_argument("--out", type=output_file, required=True, help="joblib file to write")
     train.add_argument("--seed", type=int, default=0, help="random seed (0)")
     train.add_argument("--json", action="store_true", help="print a summary as JSON")
     train.set_defaults(func=_train)

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._validate import existing_file, output_dir
 from toolaudit.errors import ConfigError
+from toolaudit.report._document import visible
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
     p.add_argument(
-        "--out", type=Path, required=True, help="study folder (records.jsonl, probe.json)"
+        "--out", type=output_dir, required=True, help="study folder (records.jsonl, probe.json)"
     )
     p.add_argument("--seeds", type=int, default=3, help="seed labels per task, policy, condition")
     p.add_argument("--seed", type=int, default=0, help="base seed (task instances, bootstrap)")
@@ -68,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "keeping them as scored",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--out", type=Path, default=None, help="write DIR/compare.json")
+    p.add_argument("--out", type=output_dir, default=None, help="write DIR/compare.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_compare)
 
@@ -90,11 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="judge audit from verdict records (judge, view, repeat, record_id, verdict)",
         example="toolaudit probe judge verdicts.jsonl --json",
     )
-    p.add_argument("verdicts", type=Path, help="verdict JSONL")
+    p.add_argument("verdicts", type=existing_file, help="verdict JSONL")
     p.add_argument("--reference-view", default="original", help="view other views are compared to")
     p.add_argument("--native-threshold", type=float, default=0.5, help="native reward = pass")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--out", type=Path, default=None, help="write DIR/judge.json")
+    p.add_argument("--out", type=output_dir, default=None, help="write DIR/judge.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_judge)
 
@@ -104,7 +106,7 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="task-cluster bootstrap resamples")
     p.add_argument(
         "--verdicts",
-        type=Path,
+        type=existing_file,
         default=None,
         help="judge verdict JSONL to audit "
         "(default: seeded simulated judges over the study's records)",
@@ -244,7 +246,7 @@ def _reruns(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     elif result["flip_rate"] is None:
-        sys.stdout.write(f"{result['note']}\n")
+        sys.stdout.write(f"{visible(result['note'])}\n")
     else:
         lo, hi = result["ci95"]
         sys.stdout.write(
@@ -276,13 +278,13 @@ def _judge(args: argparse.Namespace) -> int:
         return 0
     for j in result["judges"]:
         sys.stdout.write(
-            f"{j['judge']}: view flips {_f(j['view_flips']['rate'], 0)}, repeat flips "
+            f"{visible(j['judge'])}: view flips {_f(j['view_flips']['rate'], 0)}, repeat flips "
             f"{_f(j['repeat_flips']['rate'], 0)}, agreement with native "
             f"{_f(j['native_agreement'], 0)} (kappa {_f(j['native_kappa'], 0)})\n"
         )
     for b in result["between"]:
         sys.stdout.write(
-            f"{b['judges'][0]} vs {b['judges'][1]}: disagreement "
+            f"{visible(b['judges'][0])} vs {visible(b['judges'][1])}: disagreement "
             f"{_f(b['disagreement'], 0)} on {b['n_records']} records\n"
         )
     return 0

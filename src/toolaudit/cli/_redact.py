@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
-from toolaudit.errors import ConfigError, DataError
+from toolaudit.cli._resume import append_run_log, check_run_config, write_run_config
+from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
+from toolaudit.errors import ConfigError, DataError, TraceFormatError
+from toolaudit.report._document import visible
 
 
 def register(sub: Any) -> None:
@@ -39,7 +42,7 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
-    p.add_argument("--out", type=Path, required=True, help="output folder")
+    p.add_argument("--out", type=output_dir, required=True, help="output folder")
     p.add_argument(
         "--model",
         required=True,
@@ -75,9 +78,14 @@ def register(sub: Any) -> None:
         help="options: expected answer over 1..10 from log-probabilities (default); yesno: "
         "P(yes); generate: greedy <answer> parsing",
     )
-    p.add_argument("--cache", type=Path, default=None, help="SQLite cache (DIR/cache.sqlite)")
     p.add_argument(
-        "--limit", type=int, default=None, help="seeded, label-balanced subsample of N rows"
+        "--cache", type=output_file, default=None, help="SQLite cache (DIR/cache.sqlite)"
+    )
+    p.add_argument(
+        "--limit",
+        type=int_at_least(2),
+        default=None,
+        help="seeded, label-balanced subsample of N >= 2 rows",
     )
     p.add_argument(
         "--keep-tools",
@@ -88,14 +96,18 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--max-tool-lines",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="shorten prompts: keep the first N lines of each tool section",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of sampling and bootstrap (0)")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (2000)")
-    p.add_argument("--batch-rows", type=int, default=8, help="rows per model call (8)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of sampling and bootstrap (0)")
+    p.add_argument(
+        "--n-boot", type=positive_int, default=2000, help="bootstrap replicates, >= 1 (2000)"
+    )
+    p.add_argument(
+        "--batch-rows", type=positive_int, default=8, help="rows per model call, >= 1 (8)"
+    )
     p.add_argument("--chat", action="store_true", help="hf/embedded: wrap prompts as a chat turn")
     p.add_argument("--json", action="store_true", help="print redaction.json on stdout")
     p.set_defaults(func=run)
@@ -113,6 +125,27 @@ def _eval_filter(specs: list[str], examples: list[Any]) -> dict[str, list[str]]:
     return out
 
 
+def _examples_path(data: Path) -> Path:
+    """The Example JSONL to read: ``data`` itself or ``data/examples.jsonl``; another
+    trace format is refused with the command that converts it."""
+    from toolaudit.traces import detect_format
+
+    path = data / "examples.jsonl" if data.is_dir() else data
+    if not path.is_file():
+        raise DataError(f"{path}: no such file (expected examples.jsonl)")
+    fmt = detect_format(path)
+    if fmt != "examples":
+        raise TraceFormatError(
+            path,
+            None,
+            None,
+            f"this is a {fmt} file, but redact reads Example JSONL (id, label, group, "
+            f"tools, prompt); convert it first: toolaudit traces convert {path} --out "
+            "examples.jsonl",
+        )
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``DIR/redaction.json``."""
     from toolaudit.models import load_model
@@ -126,12 +159,11 @@ def run(args: argparse.Namespace) -> int:
         trim_examples,
         write_outputs,
     )
+    from toolaudit.redaction._report import class_json
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, read_jsonl
 
-    path = args.data / "examples.jsonl" if args.data.is_dir() else args.data
-    if not path.is_file():
-        raise DataError(f"{path}: no such file (expected examples.jsonl)")
+    path = _examples_path(args.data)
     examples = list(read_jsonl(path, Example))
     classes = parse_class_specs(args.classes)
     if args.class_from is not None:
@@ -144,20 +176,6 @@ def run(args: argparse.Namespace) -> int:
     keep = [t.strip() for t in args.keep_tools.split(",")] if args.keep_tools else None
     if keep is not None or args.max_tool_lines is not None:
         rows = trim_examples(rows, keep_tools=keep, max_lines=args.max_tool_lines)
-    options: dict[str, Any] = {"chat": True} if args.chat else {}
-    cache = args.cache or args.out / "cache.sqlite"
-    model = load_model(args.model, cache=cache, **options)
-    with progress("redaction") as cb:
-        result = run_redaction(
-            rows,
-            model,
-            classes=classes,
-            scoring=args.scoring,
-            seed=args.seed,
-            n_boot=args.n_boot,
-            batch_rows=args.batch_rows,
-            progress=cb,
-        )
     config = {
         "data": str(path),
         "model": args.model,
@@ -170,22 +188,47 @@ def run(args: argparse.Namespace) -> int:
         "keep_tools": keep,
         "max_tool_lines": args.max_tool_lines,
     }
+    # Every option that changes a result, classes with their sources; checked before
+    # anything is written (the model's cache included), recorded once the model loads.
+    run_config = {
+        **config,
+        "classes": [class_json(c) for c in classes],
+        "seed": args.seed,
+        "cache": str(args.cache) if args.cache else None,
+    }
+    check_run_config(args.out, run_config)
+    options: dict[str, Any] = {"chat": True} if args.chat else {}
+    cache = args.cache or args.out / "cache.sqlite"
+    args.out.mkdir(parents=True, exist_ok=True)
+    model = load_model(args.model, cache=cache, **options)
+    write_run_config(args.out, run_config)
+    with progress("redaction") as cb:
+        result = run_redaction(
+            rows,
+            model,
+            classes=classes,
+            scoring=args.scoring,
+            seed=args.seed,
+            n_boot=args.n_boot,
+            batch_rows=args.batch_rows,
+            progress=cb,
+        )
+    calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
+    append_run_log(args.out, {"command": "toolaudit redact", "calls": calls})
     meta = run_metadata(command="toolaudit redact", seed=args.seed, config=config)
     out = write_outputs(args.out, result, classes, meta)
     write_report(args.out, "toolaudit redaction audit", report_sections(result))
     if args.json:
         import json
 
-        print_json(json.loads(out.read_text(encoding="utf-8")))
+        # the results file, plus this invocation's call counters (kept out of the file)
+        print_json({**json.loads(out.read_text(encoding="utf-8")), "run": {"calls": calls}})
     else:
         for v in result.variants:
             delta = "" if v.delta is None else f"  ΔA {v.delta:+.4f}"
             sys.stdout.write(
-                f"{v.name:>12}: AUROC {v.auroc:.4f}{delta}  replacements {v.replacements}  "
+                f"{visible(v.name):>12}: AUROC {v.auroc:.4f}{delta}  replacements {v.replacements}  "
                 f"valid {v.valid_rate:.2f}\n"
             )
-        sys.stdout.write(
-            f"calls: {result.calls.get('made')} made, {result.calls.get('cached')} cached; "
-            f"wrote {out}\n"
-        )
+        sys.stdout.write(f"calls: {calls['made']} made, {calls['cached']} cached; wrote {out}\n")
     return 0

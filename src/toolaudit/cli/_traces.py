@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json
+from toolaudit.cli._validate import finite_float, output_file
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def register(sub: Any) -> None:
         "retail__tool-calling__openai-model-masked__100x1.json --out retail.jsonl",
     )
     c.add_argument("path", type=Path, help="trace file (JSON / JSONL)")
-    c.add_argument("--out", type=Path, required=True, help="output JSONL file")
+    c.add_argument("--out", type=output_file, required=True, help="output JSONL file")
     c.add_argument(
         "--to",
         choices=("examples", "episodes"),
@@ -52,7 +53,7 @@ def register(sub: Any) -> None:
     )
     c.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float(),
         default=1.0,
         help="reward at or above which a run is labelled 1 (default: 1.0)",
     )

@@ -157,6 +157,16 @@ def classes_from_leakage(path: str | Path) -> list[TokenClass]:
         ) from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{p}, line {exc.lineno}: malformed JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not valid UTF-8 (byte {exc.start})") from None
+    except IsADirectoryError:
+        raise DataError(f"{p}: a folder without leakage.json") from None
+    if not isinstance(doc, dict) or "provenance" not in doc:
+        raise DataError(
+            f"{p}, field 'provenance': missing; expected leakage.json from `toolaudit "
+            f"leakage` (a JSON object with 'provenance'), got a JSON {type(doc).__name__}"
+            + (" without it" if isinstance(doc, dict) else "")
+        )
     items = _provenance_items(doc.get("provenance"))
     specs: list[str] = []
     for k, item in enumerate(items):

@@ -50,7 +50,12 @@ def class_json(cls: TokenClass) -> dict[str, Any]:
 def result_payload(
     result: RedactionResult, classes: Sequence[TokenClass], meta: dict[str, Any]
 ) -> dict[str, Any]:
-    """The ``redaction.json`` document (DESIGN.md keys: ``variants``, ``calls``)."""
+    """The ``redaction.json`` document (DESIGN.md keys: ``variants``, ``calls``).
+
+    ``calls`` holds only ``requests`` (how many model requests the audit needs, the same
+    on every run): how many of them this invocation made or found cached differs between
+    an interrupted-and-resumed run and an uninterrupted one, so those counters go to the
+    run log (``run_log.jsonl``) and the terminal, never into the results."""
     groups: dict[str, dict[str, int]] = {}
     for g, y in zip(result.groups, result.labels, strict=True):
         cell = groups.setdefault(g, {"n": 0, "positives": 0})
@@ -58,7 +63,7 @@ def result_payload(
         cell["positives"] += y
     return {
         "variants": [v.as_json() for v in result.variants],
-        "calls": dict(result.calls),
+        "calls": {"requests": sum(int(result.calls.get(k, 0)) for k in ("made", "cached"))},
         "model": result.model,
         "scoring": result.scoring,
         "invalid_score": INVALID_SCORE,
@@ -143,8 +148,8 @@ def report_sections(result: RedactionResult, *, title: str = "Redaction audit") 
         f"({sum(result.labels)} positive). Every variant uses the same rows and the same "
         f"generation, parsing and scoring; ΔA = A_orig − A_variant (positive = performance "
         f"lost) with a paired stratified bootstrap interval and a paired permutation p-value. "
-        f"Model calls: {result.calls.get('made')} made, {result.calls.get('cached')} served "
-        f"from the cache."
+        f"Model requests: {sum(int(result.calls.get(k, 0)) for k in ('made', 'cached'))} "
+        f"(responses are cached, so a rerun makes no new calls)."
     )
     rows = [
         [v.name, v.auroc, "—" if v.delta is None else f"{v.delta:+.4f}", _ci(v.delta_ci95),

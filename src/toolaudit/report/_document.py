@@ -1,4 +1,10 @@
-"""A small report document model rendered to Markdown and to one self-contained HTML file."""
+"""A small report document model rendered to Markdown and to one self-contained HTML file.
+
+Everything in a section may come from a trace (tool names, tool returns, ids), so both
+renderers treat block text as data, never as markup: Markdown escapes ``|``, HTML
+special characters and Markdown's table syntax, HTML escapes everything, and control
+characters (ESC, NUL, ...) are written as visible escapes such as ``\\x1b`` in both.
+"""
 
 from __future__ import annotations
 
@@ -28,12 +34,27 @@ class Figure:
     png: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """Two tool-return transcripts side by side (e.g. clean vs faulted), collapsible.
+
+    ``left`` and ``right`` are lists of ``(role, text)`` turns; ``labels`` names the two
+    columns. The HTML shows them in a ``<details>`` element (no JavaScript); Markdown
+    shows them as two fenced blocks.
+    """
+
+    caption: str
+    labels: tuple[str, str]
+    left: list[tuple[str, str]]
+    right: list[tuple[str, str]]
+
+
 @dataclass(slots=True)
 class Section:
     """One audit's part of the report: text, tables and figures in order."""
 
     title: str
-    blocks: list[str | Table | Figure] = field(default_factory=list)
+    blocks: list[str | Table | Figure | Transcript] = field(default_factory=list)
 
     def text(self, paragraph: str) -> Section:
         """Append a paragraph."""
@@ -49,6 +70,48 @@ class Section:
         """Append a matplotlib figure (rendered to PNG and closed)."""
         self.blocks.append(Figure(caption, figure_png(fig)))
         return self
+
+    def transcript(
+        self,
+        caption: str,
+        left: list[tuple[str, str]],
+        right: list[tuple[str, str]],
+        *,
+        labels: tuple[str, str] = ("clean", "faulted"),
+    ) -> Section:
+        """Append a side-by-side view of two transcripts (``(role, text)`` turns)."""
+        self.blocks.append(Transcript(caption, labels, list(left), list(right)))
+        return self
+
+
+def visible(text: str, *, keep: str = "") -> str:
+    """``text`` with control characters written as visible escapes (``\\x1b``,
+    ``\\n``...); characters in ``keep`` (e.g. ``"\\n"``) are left as they are.
+
+    Example:
+        >>> visible("red\\x1b[31m\\n")
+        'red\\\\x1b[31m\\\\x0a'
+    """
+    out = []
+    for c in text:
+        if c.isprintable() or c == " " or c in keep:
+            out.append(c)
+        elif ord(c) < 0x100:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append(f"\\u{ord(c):04x}")
+    return "".join(out)
+
+
+def md_text(text: str, *, cell: bool = False) -> str:
+    """Text made safe for Markdown: HTML special characters as entities, ``|`` and
+    link syntax escaped,
+    control characters visible; in a table ``cell`` a newline is shown as ``\\x0a`` so the
+    row stays one line."""
+    text = visible(text, keep="" if cell else "\n\t")
+    text = html.escape(text, quote=False)
+    # "|" would split a table row; "](" would make a trace's text a hidden link.
+    return text.replace("|", "\\|").replace("](", "\\](")
 
 
 def figure_png(fig: Any) -> bytes:
@@ -85,17 +148,41 @@ def render_markdown(title: str, sections: list[Section]) -> str:
         out += [f"## {sec.title}", ""]
         for block in sec.blocks:
             if isinstance(block, str):
-                out += [block, ""]
+                out += [md_text(block), ""]
             elif isinstance(block, Table):
-                out += [f"**{block.caption}**", ""]
-                out.append("| " + " | ".join(block.header) + " |")
+                out += [f"**{md_text(block.caption, cell=True)}**", ""]
+                out.append("| " + " | ".join(md_text(h, cell=True) for h in block.header) + " |")
                 out.append("|" + "---|" * len(block.header))
                 for row in block.rows:
-                    out.append("| " + " | ".join(fmt(c) for c in row) + " |")
+                    out.append("| " + " | ".join(md_text(fmt(c), cell=True) for c in row) + " |")
                 out.append("")
+            elif isinstance(block, Transcript):
+                out += _transcript_markdown(block)
             else:
-                out += [f"*Figure: {block.caption}* (see report.html)", ""]
+                out += [f"*Figure: {md_text(block.caption, cell=True)}* (see report.html)", ""]
     return "\n".join(out)
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks inside ``text``."""
+    longest = current = 0
+    for c in text:
+        current = current + 1 if c == "`" else 0
+        longest = max(longest, current)
+    return "`" * max(3, longest + 1)
+
+
+def _turns_text(turns: list[tuple[str, str]]) -> str:
+    return "\n".join(f"[{visible(role)}] {visible(text, keep=chr(10))}" for role, text in turns)
+
+
+def _transcript_markdown(block: Transcript) -> list[str]:
+    out = [f"**{md_text(block.caption, cell=True)}**", ""]
+    for label, turns in zip(block.labels, (block.left, block.right), strict=True):
+        body = _turns_text(turns)
+        fence = _fence(body)
+        out += [f"*{md_text(label, cell=True)}*", "", fence + "text", body, fence, ""]
+    return out
 
 
 _CSS = """
@@ -108,12 +195,19 @@ th{background:#eef2fa}td:first-child,th:first-child{text-align:left}
 caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 figure{margin:1em 0}figcaption{font-size:.9em;color:#555}img{max-width:100%}
 nav a{margin-right:1em}
+.tx{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+.tx pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fb;padding:.5em;
+font-size:.8em;margin:0}
+.tx h4{margin:.3em 0}
 """
 
 
 def render_html(title: str, sections: list[Section]) -> str:
     """The report as one self-contained HTML page (plots embedded as base64 PNG)."""
-    esc = html.escape
+
+    def esc(text: str) -> str:
+        return html.escape(visible(text))
+
     parts = [
         "<!DOCTYPE html>",
         f"<html><head><meta charset='utf-8'><title>{esc(title)}</title>",
@@ -128,6 +222,8 @@ def render_html(title: str, sections: list[Section]) -> str:
         for block in sec.blocks:
             if isinstance(block, str):
                 parts.append(f"<p>{esc(block)}</p>")
+            elif isinstance(block, Transcript):
+                parts.append(_transcript_html(block))
             elif isinstance(block, Table):
                 parts.append(f"<table><caption>{esc(block.caption)}</caption><tr>")
                 parts.append("".join(f"<th>{esc(h)}</th>" for h in block.header) + "</tr>")
@@ -142,6 +238,17 @@ def render_html(title: str, sections: list[Section]) -> str:
                 )
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _transcript_html(block: Transcript) -> str:
+    cols = []
+    for label, turns in zip(block.labels, (block.left, block.right), strict=True):
+        body = html.escape(_turns_text(turns))
+        cols.append(f"<div><h4>{html.escape(visible(label))}</h4><pre>{body}</pre></div>")
+    return (
+        f"<details><summary>{html.escape(visible(block.caption))}</summary>"
+        f"<div class='tx'>{''.join(cols)}</div></details>"
+    )
 
 
 def write_report(out_dir: str | Path, title: str, sections: list[Section]) -> Path:

@@ -1,0 +1,76 @@
+"""Runs that refuse to mix: a resumable output folder records the options that change
+its results, and a later run into the same folder must use the same options.
+
+The check reads only; it runs before anything is written, so a refused run leaves the
+folder as it was. The record is written once the inputs and the model have loaded, so a
+run that fails on a typo does not lock its folder.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_run_config(d, {"model": "embedded", "scoring": "options"})  # nothing recorded
+    >>> write_run_config(d, {"model": "embedded", "scoring": "options"})
+    >>> check_run_config(d, {"model": "embedded", "scoring": "yesno"})
+    Traceback (most recent call last):
+    ...
+    toolaudit.errors.ConfigError: ...
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import ConfigError, TraceFormatError
+
+RUN_CONFIG = "run_config.json"
+
+
+def _normal(config: dict[str, Any]) -> dict[str, Any]:
+    # Round-trip through JSON so tuples and lists, or int and float keys, compare equal.
+    return json.loads(json.dumps(config, sort_keys=True, default=str))
+
+
+def check_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CONFIG) -> None:
+    """Raise ConfigError naming the first option whose value differs from the one
+    recorded in ``folder/name`` (nothing happens when nothing is recorded yet)."""
+    path = folder / name
+    if not path.is_file():
+        return
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceFormatError(
+            path, None, None, f"unreadable run record ({exc}); delete it or use another --out"
+        ) from None
+    if not isinstance(recorded, dict):
+        raise TraceFormatError(path, None, None, "run record is not a JSON object")
+    current = _normal(config)
+    for key in sorted(set(recorded) | set(current)):
+        if recorded.get(key) != current.get(key):
+            raise ConfigError(
+                f"{folder} holds a run made with {key}={recorded.get(key)!r}, but this run "
+                f"has {key}={current.get(key)!r}; results of different options must not mix: "
+                f"use another --out (or delete {path} to start over)"
+            )
+
+
+def write_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CONFIG) -> Path:
+    """Record ``config`` in ``folder/name`` (stable formatting, so reruns are identical)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    text = json.dumps(_normal(config), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def append_run_log(folder: Path, entry: dict[str, Any], *, name: str = "run_log.jsonl") -> Path:
+    """Append one line about this invocation (counters that differ between an
+    interrupted-and-resumed run and an uninterrupted one, and so stay out of results)."""
+    path = folder / name
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,67 @@
+"""Report text from traces is data, never markup: Markdown and HTML escaping, control
+bytes shown visibly, and the side-by-side transcript block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolaudit.report import Section, render_html, render_markdown, write_report
+from toolaudit.report._document import md_text, visible
+
+HOSTILE = "a|b <script>alert(1)</script> \x1b[31mred\x1b[0m [x](http://evil.example) \x00end"
+
+
+def test_visible_shows_control_characters_as_escapes() -> None:
+    assert visible("a\x1b[31mb\x00\n") == "a\\x1b[31mb\\x00\\x0a"
+    assert visible("line\nnext", keep="\n") == "line\nnext"
+    assert visible("naïve 東京 ok") == "naïve 東京 ok"
+    assert visible("\u2028") == "\\u2028"
+
+
+def test_markdown_escapes_pipes_html_links_and_control_bytes() -> None:
+    sec = Section("S").text(HOSTILE).table(HOSTILE, ["tool", "n"], [[HOSTILE, 1]])
+    md = render_markdown("Report", [sec])
+    assert "\x1b" not in md and "\x00" not in md
+    assert "<script>" not in md and "&lt;script&gt;" in md
+    assert "\\x1b[31mred" in md and "\\x00end" in md
+    assert "](http" not in md.replace("\\](http", "")
+    row = next(line for line in md.splitlines() if line.startswith("| a"))
+    assert row == "| a\\|b &lt;script&gt;alert(1)&lt;/script&gt; \\x1b[31mred\\x1b[0m " \
+        "[x\\](http://evil.example) \\x00end | 1 |"  # fmt: skip
+
+
+def test_markdown_table_cell_newline_keeps_the_row_on_one_line() -> None:
+    md = render_markdown("R", [Section("S").table("c", ["a", "b"], [["one\ntwo", "x"]])])
+    assert "| one\\x0atwo | x |" in md.splitlines()
+
+
+def test_html_has_no_raw_escape_bytes_and_escapes_markup(tmp_path: Path) -> None:
+    sec = Section(HOSTILE).text(HOSTILE).table("c", [HOSTILE], [[HOSTILE]])
+    page = write_report(tmp_path, HOSTILE, [sec]).read_text(encoding="utf-8")
+    assert "\x1b" not in page and "\x00" not in page
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "\\x1b[31mred" in page
+    assert md_text("<b>|") == "&lt;b&gt;\\|"
+
+
+def test_transcript_block_is_collapsible_escaped_and_deterministic(tmp_path: Path) -> None:
+    clean = [("assistant", "get_order(#W1)"), ("tool", '{"status": "delivered"}')]
+    faulted = [("assistant", "get_order(#W1)"), ("tool", "Error: </pre><script>x</script>\x1b[2J")]
+    sec = Section("Faults").transcript("task 7, arm failed", clean, faulted)
+    page = render_html("R", [sec])
+    assert "<details><summary>task 7, arm failed</summary>" in page
+    assert page.count("<pre>") == 2 and "<script>" not in page and "\x1b" not in page
+    assert "Error: &lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;\\x1b[2J" in page
+    assert "<h4>clean</h4>" in page and "<h4>faulted</h4>" in page
+    assert "<script" not in page.lower().replace("&lt;script", "")  # no JavaScript at all
+    md = render_markdown("R", [sec])
+    assert "*clean*" in md and "*faulted*" in md and '[tool] {"status": "delivered"}' in md
+    assert "\x1b" not in md
+    first = write_report(tmp_path / "a", "R", [sec]).read_bytes()
+    assert write_report(tmp_path / "b", "R", [sec]).read_bytes() == first
+
+
+def test_transcript_fence_outgrows_backticks_in_the_content() -> None:
+    sec = Section("S").transcript("c", [("tool", "```\nnot the end")], [("tool", "ok")])
+    md = render_markdown("R", [sec])
+    assert "````text" in md
