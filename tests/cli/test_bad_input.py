@@ -145,10 +145,17 @@ class Case:
     ok: bool = False
     forbid: tuple[str, ...] = ()  # strings that must not appear in stdout
     waits_for: str = ""  # the helper whose fix this case needs (documentation only)
+    before: Callable[[F, Path], list[str]] | None = None  # a run made first, same folder
 
 
-def E(id: str, argv: Callable[[F, Path], list[str]], *expect: str, waits_for: str = "") -> Case:
-    return Case(id, argv, tuple(expect), waits_for=waits_for)
+def E(
+    id: str,
+    argv: Callable[[F, Path], list[str]],
+    *expect: str,
+    waits_for: str = "",
+    before: Callable[[F, Path], list[str]] | None = None,
+) -> Case:
+    return Case(id, argv, tuple(expect), waits_for=waits_for, before=before)
 
 
 def OK(
@@ -260,6 +267,10 @@ OPTION_CASES: list[Case] = [
     E("leakage-max-features-text", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--max-features", "word_1_2=many"], "max-features", "word_1_2=many"),
     E("leakage-features-bogus", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--features", "bogus"], "bogus"),
     E("leakage-out-file", lambda f, o: ["leakage", s(f.small), "--out", s(f.afile)], "--out", "afile.txt"),
+    E("leakage-carrier-bogus", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--n-boot", "20", "--carrier", "bogus"], "--carrier", "bogus", "alpha"),
+    E("leakage-seed-negative", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--seed", "-1"], "--seed", "-1"),
+    E("leakage-min-df-0", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--min-df", "0"], "--min-df", "'0'"),
+    E("leakage-min-df-negative", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--min-df", "-3"], "--min-df", "-3"),
     OK("leakage-word_1_2-retail", lambda f, o: ["leakage", s(f.retail), "--out", s(o), "--features", "word_1_2", "--n-boot", "20", "--dilution-k", "0", "1", "--dilution-seeds", "1"], "leakage.json", waits_for="issue 12"),
     OK("leakage-hostile-tool-names", lambda f, o: ["leakage", s(f.hostile), "--out", s(o), *LEAK], "\\x1b[31mred", LINK, forbid=(ESC,)),
     # redact
@@ -290,12 +301,22 @@ OPTION_CASES: list[Case] = [
     E("models-score-cache-folder", lambda f, o: ["models", "score", f"sklearn:{f.frozen}", "--context", "a", "--continuation", "b", "--cache", s(f.folder)], "cache", "a_folder", waits_for="issue 9"),
     E("models-score-cache-not-sqlite", lambda f, o: ["models", "score", f"sklearn:{f.frozen}", "--context", "a", "--continuation", "b", "--cache", s(f.not_sqlite)], "not_sqlite.sqlite", waits_for="issue 9"),
     E("models-score-spec-bogus", lambda f, o: ["models", "score", "nosuch:thing", "--context", "a", "--continuation", "b"], "nosuch"),
+    E("models-generate-max-tokens-0", lambda f, o: ["models", "generate", f"sklearn:{f.frozen}", "--prompt", "hi", "--max-tokens", "0"], "--max-tokens", "'0'"),
+    E("models-train-seed-negative", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", s(o / "m.joblib"), "--seed", "-1"], "--seed", "-1"),
+    E("models-score-request-timeout-nan", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "nan"], "request-timeout", "nan", "allowed", waits_for="issue 9"),
+    E("models-score-request-timeout-0", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "0"], "request-timeout", "0", "allowed", waits_for="issue 9"),
     E("models-train-out-folder", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", s(f.folder)], "--out", "a_folder"),
     # probe
     E("probe-compare-nan-reward", lambda f, o: ["probe", "compare", s(f.nan_reward), s(f.retail_ft)], "nan_reward.json", "reward", waits_for="issue 11"),
     E("probe-compare-margin-5", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "5"], "margin", "5", waits_for="issue 11"),
     E("probe-compare-margin-nan", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "nan"], "margin", "nan", waits_for="issue 11"),
     E("probe-compare-margin-0", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "0"], "margin", "0"),
+    E("probe-compare-threshold-nan", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--threshold", "nan"], "--threshold", "nan"),
+    E("probe-compare-seed-negative", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--seed", "-1"], "--seed", "-1"),
+    E("probe-reruns-threshold-inf", lambda f, o: ["probe", "reruns", s(f.retail), "--threshold", "inf"], "--threshold", "inf"),
+    E("probe-reruns-seed-negative", lambda f, o: ["probe", "reruns", s(f.retail), "--seed", "-1"], "--seed", "-1"),
+    E("probe-judge-native-threshold-nan", lambda f, o: ["probe", "judge", s(f.verdicts_trunc), "--native-threshold", "nan"], "--native-threshold", "nan"),
+    E("probe-run-seed-negative", lambda f, o: ["probe", "run", "--out", s(o), "--seed", "-1"], "--seed", "-1"),
     E("probe-compare-out-file", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--out", s(f.afile)], "--out", "afile.txt"),
     E("probe-compare-episodes-truncated", lambda f, o: ["probe", "compare", s(f.ep_truncated), s(f.episodes)], "ep_truncated.jsonl", "line 2"),
     E("probe-reruns-episodes-truncated", lambda f, o: ["probe", "reruns", s(f.ep_truncated)], "ep_truncated.jsonl", "line 2"),
@@ -307,6 +328,8 @@ OPTION_CASES: list[Case] = [
     E("probe-analyze-missing", lambda f, o: ["probe", "analyze", s(f.missing)], "missing.jsonl"),
     E("probe-run-n-jobs-0", lambda f, o: ["probe", "run", "--out", s(o), "--n-jobs", "0"], "n-jobs", "0"),
     E("probe-run-seeds-0", lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "0"], "seeds", "0", waits_for="issue 11"),
+    E("probe-run-other-seeds-resume", lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "2", "--no-analyze"], "seeds", "1", "2",
+      before=lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "1", "--no-analyze"], waits_for="issue 11"),
     E("probe-run-out-file", lambda f, o: ["probe", "run", "--out", s(f.afile)], "--out", "afile.txt"),
     E("probe-run-suite-bogus", lambda f, o: ["probe", "run", "--out", s(o), "--suite", "nosuch"], "nosuch"),
     # faults (every case names a model path that does not exist, so none loads a model)
@@ -316,6 +339,9 @@ OPTION_CASES: list[Case] = [
     E("faults-arms-bogus", lambda f, o: ["faults", "run", "--out", s(o), "--arms", "bogus", "--model", NO_MODEL], "bogus"),
     E("faults-data-root-typo", lambda f, o: ["faults", "run", "--out", s(o), "--data-root", s(f.root / "typo"), "--model", NO_MODEL], "data-root", "typo", waits_for="issue 10"),
     E("faults-source-episode-jsonl", lambda f, o: ["faults", "run", "--out", s(o), "--source", s(f.episodes), "--model", NO_MODEL], "episodes.jsonl", waits_for="issue 10"),
+    E("faults-seed-negative", lambda f, o: ["faults", "run", "--out", s(o), "--seed", "-1", "--model", NO_MODEL], "--seed", "-1"),
+    E("faults-failed-start-does-not-lock", lambda f, o: ["faults", "run", "--out", s(o), "--source", s(f.root / "typo2.json"), "--model", NO_MODEL], "typo2.json",
+      before=lambda f, o: ["faults", "run", "--out", s(o), "--source", s(f.root / "typo1.json"), "--model", NO_MODEL], waits_for="issue 10"),
     E("faults-out-file", lambda f, o: ["faults", "run", "--out", s(f.afile), "--model", NO_MODEL], "--out", "afile.txt"),
     E("faults-analyze-missing", lambda f, o: ["faults", "analyze", s(f.missing)], "missing.jsonl"),
     E("faults-analyze-empty-folder", lambda f, o: ["faults", "analyze", s(f.folder)], "a_folder"),
@@ -336,6 +362,9 @@ def test_bad_input_matrix_cell(
 ) -> None:
     out_dir = tmp_path / "out"
     out_dir.mkdir()
+    if case.before is not None:
+        main(case.before(f, out_dir))
+        capsys.readouterr()
     rc = main(case.argv(f, out_dir))
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
@@ -349,6 +378,8 @@ def test_bad_input_matrix_cell(
     assert rc == 2, (rc, err, out[-500:])
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
+    if case.id != "unknown-option":  # an option the parser lacks is not a check of it
+        assert "unrecognized arguments" not in lines[0], lines[0]
     for text in case.expect:  # option names may be written n-boot or n_boot
         assert text.replace("_", "-") in lines[0].replace("_", "-"), (text, lines[0])
     assert ESC not in err
@@ -379,6 +410,46 @@ def test_unexpected_exception_is_one_line_exit_1_with_pointer_to_v(
     assert ESC not in err and "Traceback" not in err
 
 
+def test_probe_compare_warns_when_domains_differ(
+    f: F, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # valid but unusual: airline tasks paired with retail tasks (issue 11 adds the warning)
+    with caplog.at_level("WARNING"):
+        rc = main(["probe", "compare", s(f.airline), s(f.retail)])
+    err = capsys.readouterr().err + caplog.text
+    assert rc in (0, 2) and "Traceback" not in err
+    assert "airline" in err and "retail" in err
+
+
+def test_traces_convert_never_leaves_a_partial_file(
+    f: F, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "conv"
+    target.mkdir()
+    assert main(["traces", "convert", s(f.truncated), "--out", s(target / "x.jsonl")]) == 2
+    assert main(["traces", "convert", s(f.small), "--out", s(target)]) == 2
+    assert list(target.iterdir()) == []
+    capsys.readouterr()
+
+
+def test_verbose_logs_the_traceback_of_an_unexpected_exception(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import toolaudit.cli._datasets as datasets_cli
+
+    def boom(args: object) -> int:
+        raise ZeroDivisionError("deep inside")
+
+    monkeypatch.setattr(datasets_cli, "_list", boom)
+    with caplog.at_level("DEBUG", logger="toolaudit"):
+        assert main(["-v", "datasets", "list"]) == 1
+    record = next(r for r in caplog.records if r.exc_info)
+    assert record.exc_info[0] is ZeroDivisionError
+    assert "ZeroDivisionError: deep inside" in capsys.readouterr().err
+
+
 def test_output_option_refused_before_anything_is_written(
     f: F, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -386,3 +457,20 @@ def test_output_option_refused_before_anything_is_written(
     assert main(["traces", "convert", s(f.small), "--out", s(f.folder)]) == 2
     assert sorted(os.listdir(f.root)) == before and not any(f.folder.iterdir())
     capsys.readouterr()
+
+
+def test_hostile_tool_names_reach_reports_as_text(
+    f: F, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "leak"
+    assert main(["leakage", s(f.hostile), "--out", s(out), *LEAK]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text(encoding="utf-8")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    for text in (md, page):
+        assert ESC not in text and "\\x1b[31mred" in text
+    assert "[link=http://evil.example]click[/link]" in md  # no "](": not a Markdown link
+    assert "<a href='http://evil" not in page and 'href="http://evil' not in page
+    assert "\x1b" in (out / "leakage.json").read_text(encoding="utf-8") or "\\u001b" in (
+        out / "leakage.json"
+    ).read_text(encoding="utf-8")  # the results keep the data exactly (JSON-escaped)

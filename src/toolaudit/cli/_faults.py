@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, print_json, progress
-from toolaudit.cli._validate import output_dir
+from toolaudit.cli._validate import output_dir, seed
 
 
 def register(sub: Any) -> None:
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--policy", choices=("full", "compact"), default="full", help="policy text in the prompt"
     )
-    run.add_argument("--seed", type=int, default=0, help="seed (falsified payment ids)")
+    run.add_argument("--seed", type=seed, default=0, help="seed (falsified payment ids)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_data_root(run)
     run.set_defaults(func=_run)

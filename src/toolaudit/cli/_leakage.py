@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
-from toolaudit.cli._validate import output_dir
+from toolaudit.cli._validate import output_dir, positive_int, seed
 from toolaudit.report._document import visible
 
 logger = logging.getLogger(__name__)
@@ -49,9 +49,11 @@ def register(sub: Any) -> None:
         metavar="NAME=N",
         help="override max_features per feature set, e.g. char_wb_3_5=20000",
     )
-    p.add_argument("--min-df", type=int, default=None, help="override min_df for every feature set")
+    p.add_argument(
+        "--min-df", type=positive_int, default=None, help="override min_df for every feature set"
+    )
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap and synthetic dilution")
+    p.add_argument("--seed", type=seed, default=0, help="seed of bootstrap and synthetic dilution")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib)")
     p.add_argument(
         "--backend",
@@ -129,7 +131,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``leakage.json``, ``report.md`` and ``report.html``."""
-    from toolaudit.errors import DataError
+    from toolaudit.errors import ConfigError, DataError
     from toolaudit.leakage import run_leakage
     from toolaudit.leakage._report import leakage_sections, write_leakage
     from toolaudit.report import run_metadata, write_report
@@ -147,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
             )
             for e in load_examples(path, threshold=args.threshold)
         )
+    tool_names = sorted({t.name for e in examples for t in e.tools})
+    if args.dilution and args.carrier is not None and args.carrier not in tool_names:
+        # checked before the audit runs: the dilution sweep needs it only at the end
+        raise ConfigError.invalid("--carrier", tool_names, args.carrier)
     with progress("leakage") as cb:
         result = run_leakage(examples, cfg, progress=cb)
     payload = result.as_json()

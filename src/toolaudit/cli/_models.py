@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json
-from toolaudit.cli._validate import output_file
+from toolaudit.cli._validate import output_file, positive_int, seed
 from toolaudit.errors import DataError
 
 
@@ -51,7 +51,7 @@ def register(sub: Any) -> None:
     )
     _add_spec(gen)
     gen.add_argument("--prompt", required=True, help="prompt text")
-    gen.add_argument("--max-tokens", type=int, default=32, help="tokens to generate (32)")
+    gen.add_argument("--max-tokens", type=positive_int, default=32, help="tokens to generate (32)")
     gen.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     gen.add_argument("--json", action="store_true", help="print the result as JSON")
     gen.set_defaults(func=_generate)
@@ -82,7 +82,7 @@ def register(sub: Any) -> None:
     )
     train.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
     train.add_argument("--out", type=output_file, required=True, help="joblib file to write")
-    train.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    train.add_argument("--seed", type=seed, default=0, help="random seed (0)")
     train.add_argument("--json", action="store_true", help="print a summary as JSON")
     train.set_defaults(func=_train)
 

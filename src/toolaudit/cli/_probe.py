@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
-from toolaudit.cli._validate import existing_file, output_dir
+from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
 from toolaudit.report._document import visible
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--out", type=output_dir, required=True, help="study folder (records.jsonl, probe.json)"
     )
     p.add_argument("--seeds", type=int, default=3, help="seed labels per task, policy, condition")
-    p.add_argument("--seed", type=int, default=0, help="base seed (task instances, bootstrap)")
+    p.add_argument("--seed", type=seed, default=0, help="base seed (task instances, bootstrap)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
     _analysis_options(p)
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         example="toolaudit probe analyze out/probe --json",
     )
     p.add_argument("dir", type=Path, help="study folder holding records.jsonl")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap and simulated-judge seed")
+    p.add_argument("--seed", type=seed, default=0, help="bootstrap and simulated-judge seed")
     _analysis_options(p)
     p.set_defaults(func=_analyze)
 
@@ -62,14 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("a", type=Path, help="results file A (tau2, tau-bench, Episode JSONL)")
     p.add_argument("b", type=Path, help="results file B")
     p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
-    p.add_argument("--threshold", type=float, default=0.5, help="reward counted as a pass")
+    p.add_argument("--threshold", type=finite_float(), default=0.5, help="reward counted as a pass")
     p.add_argument(
         "--exclude-premature",
         action="store_true",
         help="exclude (and count) runs ended by agent_error / too_many_errors instead of "
         "keeping them as scored",
     )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--out", type=output_dir, default=None, help="write DIR/compare.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_compare)
@@ -81,8 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         example="toolaudit probe reruns results.json --json",
     )
     p.add_argument("path", type=Path, help="results file")
-    p.add_argument("--threshold", type=float, default=0.5, help="reward counted as a pass")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--threshold", type=finite_float(), default=0.5, help="reward counted as a pass")
+    p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_reruns)
 
@@ -94,8 +94,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("verdicts", type=existing_file, help="verdict JSONL")
     p.add_argument("--reference-view", default="original", help="view other views are compared to")
-    p.add_argument("--native-threshold", type=float, default=0.5, help="native reward = pass")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument(
+        "--native-threshold", type=finite_float(), default=0.5, help="native reward = pass"
+    )
+    p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--out", type=output_dir, default=None, help="write DIR/judge.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_judge)
