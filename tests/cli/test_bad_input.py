@@ -112,6 +112,9 @@ def f(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, frozen_tcr: P
     ns.ep_truncated = put(
         "ep_truncated.jsonl", ns.episodes.read_text().splitlines()[0] + '\n{"task_id": "t9", "mess'
     )
+    ns.esc_name = put(f"evil{ESC}[31mname.jsonl", "")  # hostile file names, empty files
+    ns.newline_name = put("two\nlines.jsonl", "")
+    ns.bytes_name = put("bad\udcffname.jsonl", "")  # a non-UTF-8 byte in the name
     ns.ep_msgdict = put("ep_msgdict.jsonl", json.dumps(bad_msgs) + "\n")
     doc = json.loads(ns.retail.read_text(encoding="utf-8"))
     doc["simulations"][0]["reward_info"]["reward"] = math.nan
@@ -240,6 +243,11 @@ OPTION_CASES: list[Case] = [
     OK("traces-hostile-markup", lambda f, o: ["traces", "inspect", s(f.ep_markup)], MARKUP, waits_for="issue 13"),
     OK("traces-hostile-link", lambda f, o: ["traces", "inspect", s(f.ep_link)], LINK, waits_for="issue 13"),
     OK("traces-hostile-esc", lambda f, o: ["traces", "inspect", s(f.ep_esc)], "red", forbid=(ESC,), waits_for="issue 13"),
+    E("hostile-file-name-esc", lambda f, o: ["traces", "inspect", s(f.esc_name)], "evil\\x1b[31mname.jsonl"),
+    E("hostile-file-name-newline", lambda f, o: ["traces", "inspect", s(f.newline_name)], "two\\x0alines.jsonl"),
+    E("hostile-file-name-bytes", lambda f, o: ["leakage", s(f.bytes_name), "--out", s(o)], "bad\\udcffname.jsonl"),
+    E("hostile-file-name-redact", lambda f, o: ["redact", s(f.esc_name), "--out", s(o), "--model", f"sklearn:{f.frozen}"], "evil\\x1b[31mname.jsonl"),
+    E("hostile-out-name", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(f.esc_name)], "--out", "evil\\x1b"),
     # datasets
     E("datasets-seed-negative", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(o), "--seed", "-1"], "--seed", "-1"),
     E("datasets-seed-text", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(o), "--seed", "one"], "--seed", "one"),
@@ -252,6 +260,7 @@ OPTION_CASES: list[Case] = [
     E("datasets-name-bogus", lambda f, o: ["datasets", "make", "nosuch", "--out", s(o)], "nosuch"),
     E("datasets-out-file", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(f.afile)], "--out", "afile.txt"),
     E("datasets-out-under-file", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(f.afile / "sub")], "--out", "afile.txt"),
+    OK("datasets-out-markup-name", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(o / "o[/x]"), "--scale", "0.01"], "o[/x]"),
     OK("datasets-out-missing-parents", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", s(o / "a" / "b"), "--scale", "0.01", "--json"], "examples.jsonl"),
     # leakage
     E("leakage-n-jobs-0", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--n-jobs", "0"], "n-jobs", "0", waits_for="issue 12"),

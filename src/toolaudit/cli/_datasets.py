@@ -7,6 +7,7 @@ from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
 from toolaudit.cli._validate import output_dir, seed
+from toolaudit.report._document import visible
 
 GENERATORS = ("tcr-shortcut",)
 
@@ -82,7 +83,8 @@ def _make(args: argparse.Namespace) -> int:
     )
     console = Console(width=100)
     console.print(table)
-    console.print(f"wrote {path}")
+    # the path is the user's text: printed as text, never as rich markup
+    console.print(f"wrote {visible(str(path))}", markup=False, highlight=False)
     return 0
 
 

@@ -143,7 +143,7 @@ def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
 
 def _print_summary(result: dict[str, Any], study: Path) -> None:
     out = sys.stdout
-    out.write(f"{result['records']} records -> {study / 'probe.json'}\n")
+    out.write(f"{result['records']} records -> {visible(str(study / 'probe.json'))}\n")
     out.write(
         f"{'policy':<14}{'condition':<18}{'VRG':>8}{'rescored':>10}{'MSR':>7}"
         f"{'MTR':>7}{'PTD':>8}{'changed':>9}\n"
@@ -152,13 +152,13 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
         if c["condition"] == "original":
             continue
         out.write(
-            f"{c['policy']:<14}{c['condition']:<18}{_f(c['vrg'])}{_f(c['vrg_rescored'], 10)}"
+            f"{visible(c['policy']):<14}{visible(c['condition']):<18}{_f(c['vrg'])}{_f(c['vrg_rescored'], 10)}"
             f"{_f(c['msr'], 7)}{_f(c['mtr'], 7)}{_f(c['ptd'])}{_f(c['behavior_changed_rate'], 9)}\n"
         )
     for r in result["policies"]:
         if r["misranked_by_gap"]:
             out.write(
-                f"note: {r['policy']} has a small mean gap ({r['mean_abs_vrg']:.3f}) but MSR "
+                f"note: {visible(r['policy'])} has a small mean gap ({r['mean_abs_vrg']:.3f}) but MSR "
                 f"{r['mean_msr']:.3f}: a gap-only ranking would misrank it as robust\n"
             )
 

@@ -230,5 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{visible(v.name):>12}: AUROC {v.auroc:.4f}{delta}  replacements {v.replacements}  "
                 f"valid {v.valid_rate:.2f}\n"
             )
-        sys.stdout.write(f"calls: {calls['made']} made, {calls['cached']} cached; wrote {out}\n")
+        sys.stdout.write(
+            f"calls: {calls['made']} made, {calls['cached']} cached; wrote {visible(str(out))}\n"
+        )
     return 0
