@@ -170,3 +170,24 @@ def test_html_report_has_no_raw_markup_or_control_bytes_from_content(text: str) 
     assert f"<p>{html.escape(visible(text))}</p>" in page
     assert all(c.isprintable() or c in "\n " for c in page)
     assert md_text(text).count("|") == md_text(text).count("\\|")
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    option=st.sampled_from(["--n-boot", "--batch-rows", "--limit", "--seed", "--max-tool-lines"]),
+    value=st.text(max_size=8) | st.integers(-(2**40), 2**40).map(str),
+)
+def test_redact_numeric_options_any_text_is_exit_2_one_line(
+    option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the data file is missing, so a valid value fails on the data: either way, one line
+    argv = ["redact", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"),
+            "--model", "sklearn:none.joblib", f"{option}={value}"]  # fmt: skip
+    rc = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert ("none.jsonl" in err[0]) != (option in err[0] and "allowed" in err[0])
