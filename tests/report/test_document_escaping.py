@@ -12,7 +12,7 @@ HOSTILE = "a|b <script>alert(1)</script> \x1b[31mred\x1b[0m [x](http://evil.exam
 
 
 def test_visible_shows_control_characters_as_escapes() -> None:
-    assert visible("a\x1b[31mb\x00\n") == "a\\x1b[31mb\\x00\\x0a"
+    assert visible("a\x1b[31mb\x00\n") == "a\\x1b[31mb\\x00\\n"
     assert visible("line\nnext", keep="\n") == "line\nnext"
     assert visible("naïve 東京 ok") == "naïve 東京 ok"
     assert visible("\u2028") == "\\u2028"
@@ -32,7 +32,7 @@ def test_markdown_escapes_pipes_html_links_and_control_bytes() -> None:
 
 def test_markdown_table_cell_newline_keeps_the_row_on_one_line() -> None:
     md = render_markdown("R", [Section("S").table("c", ["a", "b"], [["one\ntwo", "x"]])])
-    assert "| one\\x0atwo | x |" in md.splitlines()
+    assert "| one\\ntwo | x |" in md.splitlines()
 
 
 def test_html_has_no_raw_escape_bytes_and_escapes_markup(tmp_path: Path) -> None:

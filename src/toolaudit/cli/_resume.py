@@ -9,11 +9,11 @@ Example:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> check_run_config(d, {"model": "embedded", "scoring": "options"})  # nothing recorded
-    >>> write_run_config(d, {"model": "embedded", "scoring": "options"})
-    >>> check_run_config(d, {"model": "embedded", "scoring": "yesno"})
+    >>> _ = write_run_config(d, {"model": "embedded", "scoring": "options"})
+    >>> check_run_config(d, {"model": "embedded", "scoring": "yesno"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    toolaudit.errors.ConfigError: ...
+    toolaudit.errors.ConfigError: ... made with scoring='options', but this run has scoring='yesno'; ...
 """
 
 from __future__ import annotations

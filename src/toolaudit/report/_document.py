@@ -86,27 +86,25 @@ class Section:
 
 def visible(text: str, *, keep: str = "") -> str:
     """``text`` with control characters written as visible escapes (``\\x1b``,
-    ``\\n``...); characters in ``keep`` (e.g. ``"\\n"``) are left as they are.
+    ``\\n``, ``\\x00``...: Python's ``unicode_escape`` spelling); characters in ``keep``
+    (e.g. ``"\\n"``) are left as they are.
 
     Example:
         >>> visible("red\\x1b[31m\\n")
-        'red\\\\x1b[31m\\\\x0a'
+        'red\\\\x1b[31m\\\\n'
     """
-    out = []
-    for c in text:
-        if c.isprintable() or c == " " or c in keep:
-            out.append(c)
-        elif ord(c) < 0x100:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(f"\\u{ord(c):04x}")
-    return "".join(out)
+    return "".join(
+        c
+        if c.isprintable() or c == " " or c in keep
+        else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
 
 
 def md_text(text: str, *, cell: bool = False) -> str:
     """Text made safe for Markdown: HTML special characters as entities, ``|`` and
     link syntax escaped,
-    control characters visible; in a table ``cell`` a newline is shown as ``\\x0a`` so the
+    control characters visible; in a table ``cell`` a newline is shown as ``\\n`` so the
     row stays one line."""
     text = visible(text, keep="" if cell else "\n\t")
     text = html.escape(text, quote=False)
