@@ -312,8 +312,8 @@ OPTION_CASES: list[Case] = [
     E("models-score-spec-bogus", lambda f, o: ["models", "score", "nosuch:thing", "--context", "a", "--continuation", "b"], "nosuch"),
     E("models-generate-max-tokens-0", lambda f, o: ["models", "generate", f"sklearn:{f.frozen}", "--prompt", "hi", "--max-tokens", "0"], "--max-tokens", "'0'"),
     E("models-train-seed-negative", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", s(o / "m.joblib"), "--seed", "-1"], "--seed", "-1"),
-    E("models-score-request-timeout-nan", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "nan"], "request-timeout", "nan", "allowed", waits_for="issue 9"),
-    E("models-score-request-timeout-0", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "0"], "request-timeout", "0", "allowed", waits_for="issue 9"),
+    E("models-score-request-timeout-nan", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "nan"], "timeout", "nan", "allowed", waits_for="issue 9"),
+    E("models-score-request-timeout-0", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "0"], "timeout", "0", "allowed", waits_for="issue 9"),
     E("models-train-out-folder", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", s(f.folder)], "--out", "a_folder"),
     # probe
     E("probe-compare-nan-reward", lambda f, o: ["probe", "compare", s(f.nan_reward), s(f.retail_ft)], "nan_reward.json", "reward", waits_for="issue 11"),
