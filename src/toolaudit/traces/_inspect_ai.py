@@ -84,10 +84,14 @@ def _read_header(path: Path) -> EvalLog:
     try:
         return read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect raises many kinds for a corrupt file
-        kind = "archive" if path.suffix == ".eval" else "log"
-        raise TraceFormatError(
-            path, None, None, f"cannot read the Inspect {kind} header ({_one_line(exc)})"
-        ) from None
+        if _is_json(path):
+            problem = f"cannot read the Inspect log header ({_one_line(exc)})"
+        else:
+            problem = (
+                "truncated or corrupt .eval archive: its zip directory or header.json "
+                f"cannot be read ({_one_line(exc)})"
+            )
+        raise TraceFormatError(path, None, None, problem) from None
 
 
 def load_inspect(path: str | Path) -> Iterator[Episode]:
