@@ -156,14 +156,14 @@ def test_inspect_malformed_sample_names_sample_epoch_and_field(
     bad = tmp_path / "bad.eval"
     _rewrite_eval(logs["a"], bad, "samples/s2_epoch_2.json", bad_role)
     err = _fails(capsys, bad)
-    assert f"{bad}, field 'samples[id=s2, epoch=2].messages.2" in err
+    assert f"{bad}, field 'samples[id=s2, epoch=2].messages.2.role'" in err
     doc = json.loads(logs["a_json"].read_text())
     bad_role(doc["samples"][4])
     bad_json = tmp_path / "bad.json"
     bad_json.write_text(json.dumps(doc, indent=2))
     sid, epoch = doc["samples"][4]["id"], doc["samples"][4]["epoch"]
     err = _fails(capsys, bad_json)
-    assert f"{bad_json}, field 'samples[id={sid}, epoch={epoch}].messages.2" in err
+    assert f"{bad_json}, field 'samples[id={sid}, epoch={epoch}].messages.2.role'" in err
 
 
 def test_inspect_missing_dependency_names_the_extra(

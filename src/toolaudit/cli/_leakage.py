@@ -7,7 +7,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._common import (
+    add_mapping_option,
+    add_parser,
+    load_mapping,
+    print_json,
+    progress,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +80,7 @@ def register(sub: Any) -> None:
         default=1.0,
         help="reward threshold for label=1 when DATA holds agent runs",
     )
+    add_mapping_option(p)
     p.add_argument("--json", action="store_true", help="print the scope table as JSON")
     p.set_defaults(func=run)
 
@@ -132,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.traces import Example, load_examples
 
     cfg = _config(args)
+    mapping = load_mapping(args)
     examples: list[Any] = []
     for path in args.data:
         if not path.exists():
@@ -141,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             Example.model_construct(
                 id=e.id, label=e.label, group=e.group, split=e.split, tools=e.tools
             )
-            for e in load_examples(path, threshold=args.threshold)
+            for e in load_examples(path, threshold=args.threshold, mapping=mapping)
         )
     with progress("leakage") as cb:
         result = run_leakage(examples, cfg, progress=cb)

@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._common import (
+    add_mapping_option,
+    add_parser,
+    load_mapping,
+    print_json,
+    progress,
+)
 from toolaudit.errors import ConfigError, DataError
 
 
@@ -38,7 +44,12 @@ def register(sub: Any) -> None:
             "every built-in detector class and format."
         ),
     )
-    p.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
+    p.add_argument(
+        "data",
+        type=Path,
+        help="examples.jsonl (or a folder holding it); any JSONL with --mapping",
+    )
+    add_mapping_option(p)
     p.add_argument("--out", type=Path, required=True, help="output folder")
     p.add_argument(
         "--model",
@@ -127,12 +138,16 @@ def run(args: argparse.Namespace) -> int:
         write_outputs,
     )
     from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, read_jsonl
+    from toolaudit.traces import Example, load_examples, read_jsonl
 
     path = args.data / "examples.jsonl" if args.data.is_dir() else args.data
     if not path.is_file():
         raise DataError(f"{path}: no such file (expected examples.jsonl)")
-    examples = list(read_jsonl(path, Example))
+    mapping = load_mapping(args)
+    if mapping is not None:
+        examples = list(load_examples(path, mapping=mapping))
+    else:
+        examples = list(read_jsonl(path, Example))
     classes = parse_class_specs(args.classes)
     if args.class_from is not None:
         have = {c.name for c in classes}

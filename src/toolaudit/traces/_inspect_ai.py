@@ -41,6 +41,7 @@ FORMAT = "inspect"
 # Inspect writes EvalLog with "version" then "status" first; .eval files are zip archives.
 _JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
 _ZIP_MAGIC = b"PK\x03\x04"
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ROLES = ("system", "user", "assistant", "tool")
 
 
@@ -132,7 +133,8 @@ def _record(sample_id: Any, epoch: Any) -> str:
 
 def _validation_field(exc: Any, record: str) -> tuple[str, str]:
     first = exc.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"])
+    # Keep keys and indices; drop pydantic's union-member tags such as function-wrap[...].
+    loc = ".".join(str(p) for p in first["loc"] if isinstance(p, int) or _KEY.match(str(p)))
     return (f"{record}.{loc}" if loc else record), str(first["msg"]).lower()
 
 

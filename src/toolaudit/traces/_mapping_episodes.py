@@ -36,6 +36,16 @@ def load_mapped_episodes(path: str | Path, mapping: FieldMapping) -> Iterator[Ep
         yield _episode(obj, mapping, path=path, line=lineno)
 
 
+def _kind(value: Any) -> str:
+    return {
+        dict: "an object",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
+
+
 def _number(value: Any, expr: str, *, path: Path, line: int, kind: str) -> float:
     if isinstance(value, bool | int | float):
         return float(value)
@@ -57,7 +67,7 @@ def _episode(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
             path,
             line,
             m.messages,
-            f"expected a list of messages, got {type(raw_messages).__name__}",
+            f"expected a list of messages, got {_kind(raw_messages)}",
         )
     trial = get("trial", m.trial, required=True)
     reward = get("reward", m.reward, required=True)
