@@ -5,88 +5,18 @@ on a mapped chat JSONL."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.traces._counts import tau2_counts
+from tests.traces._layouts import langfuse_jsonl, openai_chat_jsonl
 from toolaudit.cli.main import main
 from toolaudit.errors import TraceFormatError
 from toolaudit.traces import FieldMapping, load_episodes, load_examples
 
 RETAIL = "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
-
-
-def _openai_message(m: dict[str, Any]) -> dict[str, Any]:
-    if m["role"] == "tool":
-        return {"role": "tool", "tool_call_id": m["id"], "content": m["content"]}
-    out: dict[str, Any] = {"role": m["role"], "content": m.get("content")}
-    if m.get("tool_calls"):
-        out["tool_calls"] = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
-            }
-            for c in m["tool_calls"]
-        ]
-    return out
-
-
-def openai_chat_jsonl(src: Path, dest: Path) -> Path:
-    """tau2 simulations written as OpenAI chat JSONL (one conversation a line)."""
-    sims = json.loads(src.read_text())["simulations"]
-    with dest.open("w") as fh:
-        for s in sims:
-            rec = {
-                "messages": [_openai_message(m) for m in s["messages"]],
-                "metadata": {
-                    "task_id": s["task_id"],
-                    "trial": s["trial"],
-                    "reward": s["reward_info"]["reward"],
-                },
-            }
-            fh.write(json.dumps(rec) + "\n")
-    return dest
-
-
-def langfuse_jsonl(src: Path, dest: Path) -> Path:
-    """tau2 simulations written as Langfuse trace exports: one GENERATION observation per
-    assistant turn (input = the conversation so far, output = the turn), in shuffled
-    order with a SPAN in between, and the reward as a score named 'reward'."""
-    rng = random.Random(0)
-    sims = json.loads(src.read_text())["simulations"]
-    with dest.open("w") as fh:
-        for s in sims:
-            msgs = [_openai_message(m) for m in s["messages"]]
-            obs: list[dict[str, Any]] = [{"type": "SPAN", "name": "env", "startTime": "0"}]
-            for i, m in enumerate(msgs):
-                if m["role"] == "assistant":
-                    obs.append(
-                        {
-                            "type": "GENERATION",
-                            "startTime": f"2025-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
-                            "input": msgs[:i],
-                            "output": m,
-                        }
-                    )
-            rng.shuffle(obs)
-            tail = msgs[max(i for i, m in enumerate(msgs) if m["role"] == "assistant") + 1 :]
-            assert all(m["role"] == "user" for m in tail)  # dropped: after the last generation
-            rec = {
-                "id": s["id"],
-                "name": f"retail-{s['task_id']}",
-                "metadata": {"task_id": s["task_id"]},
-                "observations": obs,
-                "scores": [
-                    {"name": "other", "value": 7},
-                    {"name": "reward", "value": s["reward_info"]["reward"]},
-                ],
-            }
-            fh.write(json.dumps(rec) + "\n")
-    return dest
 
 
 @pytest.fixture()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.traces._counts import tau2_counts, tau2_dir_counts
+from tests.traces._layouts import save_dir
 from toolaudit.cli.main import main
 from toolaudit.errors import TraceFormatError
 from toolaudit.traces import detect_format, load_episodes
@@ -22,30 +23,6 @@ SIM_FILES = [
     "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json",
     "retail__gpt-4.1__user-gpt-4.1__test40x1.json",
 ]
-
-
-def save_dir(src: Path, dest: Path, *, index: bool = True) -> Path:
-    """Write ``src`` as tau2's ``Results.save(dest, format="dir")`` does."""
-    doc = json.loads(src.read_text(encoding="utf-8"))
-    sims = doc.pop("simulations")
-    if index:
-        doc["simulation_index"] = [
-            {
-                "id": s["id"],
-                "task_id": s["task_id"],
-                "trial": s["trial"],
-                "reward": (s.get("reward_info") or {}).get("reward"),
-                "termination_reason": s.get("termination_reason"),
-                "agent_cost": s.get("agent_cost"),
-                "duration": s.get("duration"),
-            }
-            for s in sims
-        ]
-    (dest / "simulations").mkdir(parents=True)
-    (dest / "results.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    for s in sims:
-        (dest / "simulations" / f"{s['id']}.json").write_text(json.dumps(s, indent=2))
-    return dest
 
 
 @pytest.mark.parametrize("name", SIM_FILES)
