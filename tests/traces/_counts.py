@@ -50,3 +50,57 @@ def domain_counts(path: Path) -> dict[str, Any]:
         "tasks": len(tasks),
         "tool_calls": sum(len(t["evaluation_criteria"]["actions"] or []) for t in tasks),
     }
+
+
+def tau2_dir_counts(folder: Path) -> dict[str, Any]:
+    """The same counts for tau2's directory layout, read file by file."""
+    sims = [
+        json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((folder / "simulations").glob("*.json"))
+    ]
+    rewards = [s["reward_info"]["reward"] for s in sims if s.get("reward_info")]
+    return {
+        "episodes": len(sims),
+        "tasks": len({s["task_id"] for s in sims}),
+        "tool_calls": sum(len(m.get("tool_calls") or []) for s in sims for m in s["messages"]),
+        "tool_results": sum(m["role"] == "tool" for s in sims for m in s["messages"]),
+        "tool_errors": sum(
+            bool(m.get("error")) for s in sims for m in s["messages"] if m["role"] == "tool"
+        ),
+        "mean_reward": sum(rewards) / len(rewards),
+    }
+
+
+def inspect_counts(path: Path) -> dict[str, Any]:
+    """Counts of an Inspect AI log read as plain zip / JSON (no inspect_ai): samples are
+    ``samples/*.json`` entries of a ``.eval`` archive, or the ``samples`` list of a
+    ``.json`` log; the reward is the first scorer's value ("C" = 1, "I" = 0, numbers)."""
+    import zipfile
+
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as zf:
+            samples = [
+                json.loads(zf.read(n))
+                for n in zf.namelist()
+                if n.startswith("samples/") and n.endswith(".json")
+            ]
+    else:
+        samples = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    letters = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+    rewards = []
+    for s in samples:
+        scores = s.get("scores") or {}
+        if scores:
+            value = next(iter(scores.values()))["value"]
+            rewards.append(letters[value] if isinstance(value, str) else float(value))
+    messages = [m for s in samples for m in s["messages"]]
+    return {
+        "episodes": len(samples),
+        "tasks": len({s["id"] for s in samples}),
+        "epochs": sorted({s["epoch"] for s in samples}),
+        "tool_calls": sum(len(m.get("tool_calls") or []) for m in messages),
+        "tool_results": sum(m["role"] == "tool" for m in messages),
+        "tool_errors": sum(m.get("error") is not None for m in messages if m["role"] == "tool"),
+        "mean_reward": sum(rewards) / len(rewards) if rewards else None,
+        "errors": sum(s.get("error") is not None for s in samples),
+    }

@@ -116,7 +116,10 @@ def test_convert_episodes_then_inspect_gives_same_counts(
 
 
 def _fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    code = main(["traces", *argv])
+    try:
+        code = main(["traces", *argv])
+    except SystemExit as exc:  # a usage error found while parsing the options
+        code = exc.code
     err = capsys.readouterr().err
     assert code == 2
     assert "Traceback" not in err
@@ -259,3 +262,44 @@ def test_inspect_and_convert_with_mapping(
     out = tmp_path / "examples.jsonl"
     assert main(["traces", "convert", str(data), "--mapping", str(mapping), "--out", str(out)]) == 0
     assert [e.id for e in load_examples(out) if e.label] == ["u2", "u3", "u4"]
+
+
+def test_inspect_prints_hostile_tool_names_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolaudit.traces import Episode, Message, ToolCall
+
+    names = ["get_[/x]", "[link=http://evil.example]click[/link]", "red\x1b[31mtext", "[bold]b"]
+    ep = Episode(
+        task_id="t",
+        messages=[
+            Message(
+                role="assistant",
+                tool_calls=[ToolCall(id=str(i), name=n) for i, n in enumerate(names)],
+            )
+        ],
+        reward=1.0,
+        termination_reason="[red]stop\x07",
+    )
+    path = tmp_path / "hostile.jsonl"
+    write_jsonl(path, [ep])
+    assert main(["traces", "inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    for shown in ("get_[/x]", "[link=http://evil.example]click[/link]", "red\\x1b[31mtext"):
+        assert shown in out.replace("\n", ""), shown
+    assert "[bold]b" in out and "[red]stop\\x07" in out
+
+
+def test_convert_out_folder_is_refused_without_partial_file(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = shared_data / "tau2" / "simulations" / TAU2[0]
+    out = tmp_path / "outdir"
+    out.mkdir()
+    err = _fails(capsys, "convert", str(src), "--out", str(out))
+    assert "--out" in err and str(out) in err and "folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outdir"]
+    missing = tmp_path / "nope" / "x.jsonl"
+    err = _fails(capsys, "convert", str(src), "--out", str(missing))
+    assert "allowed: a file in an existing folder" in err

@@ -1,4 +1,4 @@
-"""JSONL in a foreign layout read through a FieldMapping of dotted paths."""
+"""JSONL in a foreign layout read through a FieldMapping of JMESPath expressions."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.errors import ConfigError, TraceFormatError
+from toolaudit.errors import TraceFormatError
 from toolaudit.traces import FieldMapping, load_examples
-from toolaudit.traces._mapping import parse_path, resolve
+from toolaudit.traces._mapping import search
 
 RECORDS = [
     {
@@ -49,17 +49,20 @@ def _write(tmp_path: Path, records: list[dict], mapping: dict) -> tuple[Path, Pa
     return data, mp
 
 
-def test_parse_path_splits_keys_indices_wildcards() -> None:
-    assert parse_path("a.b[2].c[*].d") == ["a", "b", 2, "c", "*", "d"]
-    with pytest.raises(ConfigError, match="path"):
-        parse_path("a..b")
+def test_search_keeps_the_dotted_grammar_and_adds_filters() -> None:
+    assert search("tool_outputs[*].name", RECORDS[0]) == ["search", "calc"]
+    assert search("tool_outputs[1].text.v", RECORDS[0]) == 2
+    assert search("task.name", RECORDS[0]) is None
+    assert search("tool_outputs[?name=='calc'].text.v", RECORDS[0]) == [2]
 
 
-def test_resolve_wildcard_returns_list() -> None:
-    assert resolve(RECORDS[0], "tool_outputs[*].name") == ["search", "calc"]
-    assert resolve(RECORDS[0], "tool_outputs[1].text.v") == 2
-    with pytest.raises(KeyError, match="task.name"):
-        resolve(RECORDS[0], "task.name")
+def test_field_mapping_rejects_invalid_expression_naming_key(tmp_path: Path) -> None:
+    mp = tmp_path / "m.json"
+    mp.write_text(json.dumps({"label": "meta..reward"}))
+    with pytest.raises(TraceFormatError) as info:
+        FieldMapping.from_file(mp)
+    assert info.value.field == "label"
+    assert "invalid JMESPath expression 'meta..reward'" in str(info.value)
 
 
 def test_load_mapped_builds_examples(tmp_path: Path) -> None:
@@ -86,7 +89,37 @@ def test_load_mapped_missing_field_names_line_and_path(tmp_path: Path) -> None:
     data, mp = _write(tmp_path, bad, MAPPING)
     with pytest.raises(TraceFormatError) as info:
         list(load_examples(data, mapping=FieldMapping.from_file(mp)))
-    assert (info.value.line, info.value.field) == (2, "task")
+    assert (info.value.line, info.value.field) == (2, "task.id")
+    assert "mapping 'group' selected nothing" in str(info.value)
+
+
+def test_load_mapped_optional_key_allows_nothing(tmp_path: Path) -> None:
+    bad = [RECORDS[0], {k: v for k, v in RECORDS[1].items() if k != "task"}]
+    data, mp = _write(tmp_path, bad, {**MAPPING, "optional": ["group"]})
+    exs = list(load_examples(data, mapping=FieldMapping.from_file(mp)))
+    assert [e.group for e in exs] == ["T7", ""]
+
+
+def test_load_mapped_filter_expression_selects_tool_sections(tmp_path: Path) -> None:
+    rows = [
+        {
+            "y": 1,
+            "messages": [
+                {"role": "user", "content": "q"},
+                {"role": "tool", "name": "search", "content": "abc"},
+                {"role": "assistant", "content": "a"},
+                {"role": "tool", "name": "calc", "content": "42"},
+            ],
+        }
+    ]
+    mapping = {
+        "label": "y",
+        "tools": "messages[?role=='tool'].content",
+        "tool_names": "messages[?role=='tool'].name",
+    }
+    data, mp = _write(tmp_path, rows, mapping)
+    (ex,) = load_examples(data, mapping=FieldMapping.from_file(mp))
+    assert [(t.name, t.content) for t in ex.tools] == [("search", "abc"), ("calc", "42")]
 
 
 def test_field_mapping_from_file_rejects_unknown_key(tmp_path: Path) -> None:

@@ -1,4 +1,16 @@
-"""Helpers shared by the subcommands: JSON output, progress, the data root."""
+"""Helpers shared by the subcommands: JSON output, progress, exit codes, ``--fail-on``
+gates, ``--config`` replay and the data root.
+
+Exit codes (every command):
+
+====  ===========================================================================
+0     success
+1     unexpected error (a bug): one line on stderr; ``-v`` shows the traceback
+2     bad input or option: one line naming the file, line and field (or option)
+3     a ``--fail-on`` gate matched: the named finding is present in the results
+130   interrupted (Ctrl-C); finished work is kept and a rerun resumes
+====  ===========================================================================
+"""
 
 from __future__ import annotations
 
@@ -6,14 +18,65 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TextIO
 
+from toolaudit.errors import ConfigError
 from toolaudit.report._meta import _clean
 
 ProgressCallback = Callable[[int, int, str], None]
+ProgressMode = Literal["auto", "rich", "plain", "off"]
+
+EXIT_OK = 0
+EXIT_UNEXPECTED = 1
+EXIT_BAD_INPUT = 2
+EXIT_FINDING = 3
+EXIT_INTERRUPTED = 130
+EXIT_CODES_HELP = (
+    "exit codes: 0 success, 1 unexpected error (rerun with -v for the traceback), "
+    "2 bad input or option, 3 a --fail-on finding is present, 130 interrupted"
+)
+
+
+@dataclass(slots=True)
+class _Settings:
+    """Process-wide CLI settings that ``main`` fills in from the common options."""
+
+    quiet: bool = False
+    progress: ProgressMode = "auto"
+    every: float = 10.0
+
+
+SETTINGS = _Settings()
+
+
+def configure(*, quiet: bool = False, progress: str | None = None) -> None:
+    """Set the CLI-wide progress behaviour (called by ``main`` once per invocation).
+
+    ``progress`` falls back to ``$TOOLAUDIT_PROGRESS`` (``rich``/``1``, ``plain``,
+    ``off``/``0``, default ``auto``); the plain-line interval is
+    ``$TOOLAUDIT_PROGRESS_EVERY`` seconds (default 10).
+    """
+    env = os.environ.get("TOOLAUDIT_PROGRESS", "auto").strip().lower()
+    mode = progress or {"1": "rich", "0": "off", "": "auto"}.get(env, env)
+    if mode not in ("auto", "rich", "plain", "off"):
+        raise ConfigError.invalid("TOOLAUDIT_PROGRESS", ("auto", "rich", "plain", "off"), env)
+    every_text = os.environ.get("TOOLAUDIT_PROGRESS_EVERY", "10")
+    try:
+        every = float(every_text)
+    except ValueError:
+        every = -1.0
+    if not every >= 0:  # also rejects NaN
+        raise ConfigError.invalid(
+            "TOOLAUDIT_PROGRESS_EVERY", "a number of seconds >= 0", every_text
+        )
+    SETTINGS.quiet = quiet
+    SETTINGS.progress = mode  # type: ignore[assignment]
+    SETTINGS.every = every
 
 
 def print_json(obj: Any) -> None:
@@ -34,11 +97,77 @@ def add_parser(
     )
 
 
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+class PlainProgress:
+    """Progress as plain lines (for logs, nohup and CI): one line at most every
+    ``every`` seconds, and one when the work is complete, each with an ETA.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = PlainProgress("demo", every=0, stream=out, clock=iter([0, 0, 2, 4]).__next__)
+    >>> p(1, 4, "task a"); p(2, 4, "task b"); p(4, 4, "done")
+    >>> print(out.getvalue().strip())
+    demo: 1/4 (25%) task a; elapsed 0s, ETA 0s
+    demo: 2/4 (50%) task b; elapsed 2s, ETA 2s
+    demo: 4/4 (100%) done; elapsed 4s
+    """
+
+    def __init__(
+        self,
+        description: str,
+        *,
+        every: float = 10.0,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.description = description
+        self.every = every
+        self.stream = stream
+        self.clock = clock
+        self.start = clock()
+        self.last: float | None = None
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        now = self.clock()
+        finished = total > 0 and done >= total
+        if not finished and self.last is not None and now - self.last < self.every:
+            return
+        if not finished and self.last is None and now - self.start < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        head = f"{self.description}: {done}/{total}" if total else f"{self.description}: {done}"
+        if total:
+            head += f" ({100 * done / total:.0f}%)"
+        if label:
+            head += f" {label}"
+        tail = f"elapsed {_duration(elapsed)}"
+        if not finished and total and done > 0:
+            tail += f", ETA {_duration(elapsed / done * (total - done))}"
+        stream = self.stream or sys.stderr
+        stream.write(f"{head}; {tail}\n")
+        stream.flush()
+
+
 @contextmanager
 def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCallback]:
-    """A progress callback ``cb(done, total, label)`` rendered with rich on stderr."""
-    if not enabled or not sys.stderr.isatty() and os.environ.get("TOOLAUDIT_PROGRESS") != "1":
+    """A progress callback ``cb(done, total, label)`` on stderr: a rich bar on a
+    terminal, plain lines with an ETA otherwise (see ``PlainProgress``); nothing with
+    ``-q``, ``enabled=False`` or ``TOOLAUDIT_PROGRESS=off``."""
+    mode = SETTINGS.progress
+    if mode == "auto":
+        mode = "rich" if sys.stderr.isatty() else "plain"
+    if not enabled or SETTINGS.quiet or mode == "off":
         yield lambda done, total, label: None
+        return
+    if mode == "plain":
+        yield PlainProgress(description, every=SETTINGS.every)
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -55,6 +184,66 @@ def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCall
             bar.update(task, completed=done, total=total, description=f"{description} {label}")
 
         yield cb
+
+
+# --- --fail-on gates ------------------------------------------------------------------
+
+
+def add_fail_on(parser: argparse.ArgumentParser, findings: Mapping[str, str]) -> None:
+    """The ``--fail-on FINDING`` option (repeatable): exit code 3 when a named finding is
+    present in the results. ``findings`` maps each name to what it means (for --help)."""
+    explained = "; ".join(f"{k}: {v}" for k, v in findings.items())
+    parser.add_argument(
+        "--fail-on",
+        action="append",
+        default=None,
+        choices=tuple(findings),
+        metavar="FINDING",
+        help=f"exit with code {EXIT_FINDING} when this finding is present (repeatable; "
+        f"{explained})",
+    )
+
+
+def gate_exit(args: argparse.Namespace, present: Iterable[str]) -> int:
+    """The exit code of a finished run: ``EXIT_FINDING`` when one of ``--fail-on`` is
+    among ``present`` (the run's findings), else 0. Logs which gate matched."""
+    import logging
+
+    wanted = getattr(args, "fail_on", None) or []
+    hit = [f for f in wanted if f in set(present)]
+    if hit:
+        logging.getLogger("toolaudit.cli").warning(
+            "--fail-on %s: finding present (exit %d)", ", ".join(hit), EXIT_FINDING
+        )
+        return EXIT_FINDING
+    return EXIT_OK
+
+
+# --- --config replay ------------------------------------------------------------------
+
+
+def read_config(path: str | Path) -> tuple[str | None, dict[str, Any]]:
+    """``(meta.command, meta.config + meta.seed)`` of a toolaudit results file.
+
+    Raises TraceFormatError naming the file and field when it has no ``meta.config``.
+    """
+    from toolaudit.errors import TraceFormatError
+    from toolaudit.traces._source import read_json_document
+
+    path = Path(path)
+    if not path.is_file():
+        raise TraceFormatError(path, None, None, "no such results file (--config)")
+    doc = read_json_document(path)
+    meta = doc.get("meta") if isinstance(doc, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+        raise TraceFormatError(
+            path, None, "meta.config", "not a toolaudit results file (no meta.config object)"
+        )
+    config = dict(meta["config"])
+    if meta.get("seed") is not None:
+        config.setdefault("seed", meta["seed"])
+    command = meta.get("command")
+    return (command if isinstance(command, str) else None), config
 
 
 def default_data_root() -> Path | None:
@@ -82,3 +271,36 @@ def add_data_root(parser: argparse.ArgumentParser) -> None:
         help="folder laid out like tau2-bench's data/ (tau2/domains, tau2/simulations, "
         "tau-bench/); default $TAU2_DATA_DIR, else ../shared/data when it exists",
     )
+
+
+# --- trace input options shared by traces, leakage and redact --------------------------
+
+
+def add_mapping_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--mapping FILE|NAME`` option: JMESPath field mapping for foreign JSONL."""
+    parser.add_argument(
+        "--mapping",
+        default=None,
+        metavar="FILE|NAME",
+        help="field mapping (JSON file of JMESPath expressions, or a shipped one: "
+        "openai-chat, langfuse-trace) for JSONL in another layout; see docs/traces.md",
+    )
+
+
+def load_mapping(args: argparse.Namespace) -> Any:
+    """The ``FieldMapping`` named by ``--mapping`` (None when the option is absent)."""
+    name = getattr(args, "mapping", None)
+    if not name:
+        return None
+    from toolaudit.traces import FieldMapping
+
+    return FieldMapping.from_file(name)
+
+
+def safe_text(value: object) -> str:
+    """Trace content made safe for a terminal: control characters (ESC, BEL, CR, ...)
+    shown as visible escapes such as ``\\x1b``; print the result as rich ``Text``,
+    never as markup."""
+    from toolaudit.report._document import visible
+
+    return visible(str(value))

@@ -7,7 +7,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._common import (
+    add_mapping_option,
+    add_parser,
+    load_mapping,
+    print_json,
+    progress,
+)
 from toolaudit.cli._validate import output_dir, positive_int, seed
 from toolaudit.report._document import visible
 
@@ -80,6 +86,7 @@ def register(sub: Any) -> None:
         default=1.0,
         help="reward threshold for label=1 when DATA holds agent runs",
     )
+    add_mapping_option(p)
     p.add_argument("--json", action="store_true", help="print the scope table as JSON")
     p.set_defaults(func=run)
 
@@ -138,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.traces import Example, load_examples
 
     cfg = _config(args)
+    mapping = load_mapping(args)
     examples: list[Any] = []
     for path in args.data:
         if not path.exists():
@@ -147,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             Example.model_construct(
                 id=e.id, label=e.label, group=e.group, split=e.split, tools=e.tools
             )
-            for e in load_examples(path, threshold=args.threshold)
+            for e in load_examples(path, threshold=args.threshold, mapping=mapping)
         )
     tool_names = sorted({t.name for e in examples for t in e.tools})
     if args.dilution and args.carrier is not None and args.carrier not in tool_names:

@@ -7,10 +7,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json, progress
 from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
 from toolaudit.report._document import visible
+
+# `probe compare --fail-on FINDING` (exit 3 when present), from the equivalence verdict.
+COMPARE_FINDINGS = {
+    "different": "the 90% interval of B-A lies outside ±margin",
+    "inconclusive": "the 90% interval crosses ±margin",
+    "not-equivalent": "different or inconclusive",
+}
+
+
+def _compare_findings(verdict: str) -> set[str]:
+    return {verdict} | ({"not-equivalent"} if verdict != "equivalent" else set())
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,6 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--out", type=output_dir, default=None, help="write DIR/compare.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_fail_on(p, COMPARE_FINDINGS)
     p.set_defaults(func=_compare)
 
     p = add_parser(
@@ -216,9 +228,10 @@ def _compare(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_results(args.out / "compare.json", result)
+    gate = gate_exit(args, _compare_findings(result["equivalence"]))
     if args.json:
         print_json(result)
-        return 0
+        return gate
     mc = result["mcnemar"]
     sys.stdout.write(
         f"paired tasks {result['paired_tasks']} (only in A {len(result['only_in_a'])}, only in B "
@@ -237,7 +250,7 @@ def _compare(args: argparse.Namespace) -> int:
             f"{s['premature_runs']} (excluded {s['excluded_premature']}), tasks missing "
             f"trials {len(s['tasks_missing_trials'])}\n"
         )
-    return 0
+    return gate
 
 
 def _reruns(args: argparse.Namespace) -> int:

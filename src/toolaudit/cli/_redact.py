@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json, progress
+from toolaudit.cli._common import (
+    add_mapping_option,
+    add_parser,
+    load_mapping,
+    print_json,
+    progress,
+)
 from toolaudit.cli._resume import append_run_log, check_run_config, write_run_config
 from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError, TraceFormatError
@@ -41,7 +47,12 @@ def register(sub: Any) -> None:
             "every built-in detector class and format."
         ),
     )
-    p.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
+    p.add_argument(
+        "data",
+        type=Path,
+        help="examples.jsonl (or a folder holding it); any JSONL with --mapping",
+    )
+    add_mapping_option(p)
     p.add_argument("--out", type=output_dir, required=True, help="output folder")
     p.add_argument(
         "--model",
@@ -125,14 +136,17 @@ def _eval_filter(specs: list[str], examples: list[Any]) -> dict[str, list[str]]:
     return out
 
 
-def _examples_path(data: Path) -> Path:
+def _examples_path(data: Path, *, mapped: bool = False) -> Path:
     """The Example JSONL to read: ``data`` itself or ``data/examples.jsonl``; another
-    trace format is refused with the command that converts it."""
+    trace format is refused with the command that converts it (unless a --mapping
+    reads it)."""
     from toolaudit.traces import detect_format
 
     path = data / "examples.jsonl" if data.is_dir() else data
     if not path.is_file():
         raise DataError(f"{path}: no such file (expected examples.jsonl)")
+    if mapped:
+        return path
     fmt = detect_format(path)
     if fmt != "examples":
         raise TraceFormatError(
@@ -161,10 +175,14 @@ def run(args: argparse.Namespace) -> int:
     )
     from toolaudit.redaction._report import class_json
     from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, read_jsonl
+    from toolaudit.traces import Example, load_examples, read_jsonl
 
-    path = _examples_path(args.data)
-    examples = list(read_jsonl(path, Example))
+    mapping = load_mapping(args)
+    path = _examples_path(args.data, mapped=mapping is not None)
+    if mapping is not None:
+        examples = list(load_examples(path, mapping=mapping))
+    else:
+        examples = list(read_jsonl(path, Example))
     classes = parse_class_specs(args.classes)
     if args.class_from is not None:
         have = {c.name for c in classes}

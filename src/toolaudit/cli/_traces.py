@@ -8,19 +8,36 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolaudit.cli._common import add_parser, print_json
+from toolaudit.cli._common import (
+    add_mapping_option,
+    add_parser,
+    load_mapping,
+    print_json,
+    safe_text,
+)
 from toolaudit.cli._validate import finite_float, output_file
+from toolaudit.errors import ConfigError
+from toolaudit.traces._formats import FORMAT_NAMES
 
 logger = logging.getLogger(__name__)
 
-_FORMATS = ("auto", "tau2", "tau-bench", "tau2-domain", "episodes", "examples", "mapped")
+_FORMATS = ("auto", *FORMAT_NAMES)
 # The keys promised by DESIGN.md for `traces inspect --json`; the summary adds more.
 STABLE_KEYS = ("format", "episodes", "tasks", "tool_calls", "tool_results", "mean_reward")
 
 
 def register(sub: Any) -> None:
     """Add ``traces`` with its ``inspect`` and ``convert`` subcommands."""
-    traces = sub.add_parser("traces", help="inspect and convert agent trace files")
+    traces = sub.add_parser(
+        "traces",
+        help="inspect and convert agent trace files",
+        description="Read agent runs (tau2-bench files and folders, tau-bench, Inspect AI "
+        "logs, Episode / Example JSONL, any JSONL through a mapping), count them and "
+        "convert them to JSONL.",
+        epilog="Example:\n  toolaudit traces inspect ../shared/data/tau2/simulations/"
+        "retail__gpt-4.1__user-gpt-4.1__test40x1.json --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     tsub = traces.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
 
     p = add_parser(
@@ -30,7 +47,11 @@ def register(sub: Any) -> None:
         example="toolaudit traces inspect ../shared/data/tau2/simulations/"
         "retail__gpt-4.1__user-gpt-4.1__test40x1.json --json",
     )
-    p.add_argument("path", type=Path, help="trace file (JSON / JSONL) or tau2 domain folder")
+    p.add_argument(
+        "path",
+        type=Path,
+        help="trace file (JSON / JSONL / Inspect .eval), tau2 results folder or domain folder",
+    )
     _add_format_options(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=_inspect)
@@ -68,12 +89,7 @@ def _add_format_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format", default="auto", choices=_FORMATS, help="input format (default: auto)"
     )
-    p.add_argument(
-        "--mapping",
-        type=Path,
-        default=None,
-        help="JSON file with a field mapping (dotted paths) for JSONL in another layout",
-    )
+    add_mapping_option(p)
 
 
 def _missing_subcommand(parser: argparse.ArgumentParser) -> int:
@@ -81,30 +97,27 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _mapping(args: argparse.Namespace) -> Any:
-    from toolaudit.traces import FieldMapping
-
-    return FieldMapping.from_file(args.mapping) if args.mapping else None
-
-
 def _inspect(args: argparse.Namespace) -> int:
     from toolaudit.traces import inspect_path
     from toolaudit.traces._inspect import summary_rows
 
-    summary = inspect_path(args.path, format=args.format, mapping=_mapping(args))
+    summary = inspect_path(args.path, format=args.format, mapping=load_mapping(args))
     if args.json:
         print_json(summary.as_dict())
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from toolaudit.report import fmt
 
-    table = Table(title=str(args.path), show_header=True)
+    # Everything from the trace (tool names, termination reasons, the path) is printed as
+    # Text with control characters shown, never interpreted as rich markup.
+    table = Table(title=Text(safe_text(args.path)), show_header=True)
     table.add_column("quantity")
     table.add_column("value", justify="right")
     for name, value in summary_rows(summary):
-        table.add_row(name, fmt(value))
+        table.add_row(Text(name), Text(safe_text(fmt(value))))
     console = Console()
     console.print(table)
     if summary.tools:
@@ -113,7 +126,7 @@ def _inspect(args: argparse.Namespace) -> int:
         tools.add_column("tool")
         tools.add_column("count", justify="right")
         for name, n in top:
-            tools.add_row(name, str(n))
+            tools.add_row(Text(safe_text(name)), Text(str(n)))
         console.print(tools)
     return 0
 
@@ -121,26 +134,33 @@ def _inspect(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     from toolaudit.traces import ConversionCounts, load_episodes, load_examples, write_jsonl
 
+    out: Path = args.out
+    if out.is_dir():
+        raise ConfigError.invalid(
+            "--out", "a file path for the JSONL output, not a folder", str(out)
+        )
+    if not out.parent.is_dir():
+        raise ConfigError.invalid("--out", "a file in an existing folder", str(out))
     counts = ConversionCounts()
     records: Any
     if args.to == "episodes":
-        records = load_episodes(args.path, format=args.format)
+        records = load_episodes(args.path, format=args.format, mapping=load_mapping(args))
     else:
         records = load_examples(
             args.path,
             format=args.format,
-            mapping=_mapping(args),
+            mapping=load_mapping(args),
             threshold=args.threshold,
             counts=counts,
         )
     # Write beside the target and rename, so bad input never leaves a truncated file.
-    tmp = args.out.with_name(args.out.name + ".partial")
+    tmp = out.with_name(out.name + ".partial")
     try:
         written = write_jsonl(tmp, records)
+        tmp.replace(out)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    tmp.replace(args.out)
     result = {
         "out": str(args.out),
         "to": args.to,

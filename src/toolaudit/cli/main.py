@@ -1,9 +1,11 @@
 """The ``toolaudit`` command: a thin layer over the library's audit functions.
 
 Each subcommand lives in its own module with a ``register(subparsers)`` function; the
-table below is the whole dispatch. Bad options and errors that toolaudit raises on
-purpose are printed as one line (no traceback) with exit code 2; any other exception is
-one line with exit code 1 and a pointer to ``-v``, which logs the traceback.
+table below is the whole dispatch. The common options (``-v``, ``-q``, ``--log-level``,
+``--config``) are accepted before or after any subcommand. Bad options and errors that
+toolaudit raises on purpose are printed as one line (no traceback) with exit code 2;
+anything else is a bug, printed as one line with exit code 1 (``-v`` logs the
+traceback). See ``toolaudit.cli._common`` for every exit code.
 """
 
 from __future__ import annotations
@@ -13,11 +15,22 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 from toolaudit import __version__
-from toolaudit.errors import ToolAuditError
+from toolaudit.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES_HELP,
+    EXIT_INTERRUPTED,
+    EXIT_UNEXPECTED,
+    configure,
+    read_config,
+)
+from toolaudit.errors import ConfigError, ToolAuditError
 from toolaudit.report._document import visible
+
+logger = logging.getLogger("toolaudit.cli")
 
 # Subcommand name -> module that registers it. Modules import heavy dependencies lazily.
 COMMANDS: dict[str, str] = {
@@ -31,65 +44,75 @@ COMMANDS: dict[str, str] = {
     "demo": "toolaudit.cli._demo",
 }
 
+# Every command group's --help ends with an example (groups that set none get this one).
+GROUP_EXAMPLES: dict[str, str] = {
+    "traces": "toolaudit traces inspect ../shared/data/tau2/simulations/"
+    "retail__gpt-4.1__user-gpt-4.1__test40x1.json --json",
+    "probe": "toolaudit probe compare ../shared/data/tau2/simulations/"
+    "retail__gpt-4.1__user-gpt-4.1__test40x1.json ../shared/data/tau2/simulations/"
+    "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json --fail-on different",
+    "models": "toolaudit models score embedded --context 'The capital of France is' "
+    "--continuation ' Paris' --json",
+    "faults": "toolaudit faults run --out faults-out --tasks 20",
+    "datasets": "toolaudit datasets make tcr-shortcut --out tcr --scale 0.05 --seed 0",
+}
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # Below the top level the defaults are SUPPRESS, so `toolaudit -v leakage ...` is not
+    # undone by the subcommand's own (absent) -v.
+    default: Any = None if top else argparse.SUPPRESS
+    group = parser.add_argument_group("common options (before or after the subcommand)")
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help="log debug messages (and show tracebacks of unexpected errors)",
+    )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help="errors only: no warnings, no progress",
+    )
+    group.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=default,
+        help="log level (default: warning; -v = debug, -q = error)",
+    )
+    group.add_argument(
+        "--config",
+        type=Path,
+        default=default,
+        metavar="RESULTS.json",
+        help="replay the options recorded in a results file's meta.config (options "
+        "given on the command line win)",
+    )
+
+
+def _walk(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every parser below ``parser`` as ``(path, parser)``, e.g. ``("probe compare", p)``."""
+    out = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                path = f"{parser.prog.split(' ', 1)[1]} {name}" if " " in parser.prog else name
+                out.append((path, child))
+                out.extend(_walk(child))
+    return out
+
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (exit 2), like
     every other bad input; subcommand parsers inherit the class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every available subcommand."""
-    parser = _Parser(
-        prog="toolaudit",
-        description="Audit evaluations of tool-using LLM systems.",
-        epilog="Example: toolaudit demo --out demo-out",
-    )
-    parser.add_argument("--version", action="version", version=f"toolaudit {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMANDS.values():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # subcommand not part of this build
-                continue
-            raise
-        module.register(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit code."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or a usage error already printed
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    for handler in logging.getLogger().handlers:
-        if type(handler) is logging.StreamHandler:  # the console handler basicConfig made
-            handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args) or 0)
-    except ToolAuditError as exc:
-        print(f"toolaudit: error: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("toolaudit: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
-        return 130
-    except Exception as exc:  # the last line of defence: never a bare traceback
-        logging.getLogger("toolaudit").debug("unexpected error", exc_info=True)
-        print(f"toolaudit: internal error: {_one_line(exc)}{_HINT}", file=sys.stderr)
-        return 1
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")
 
 
 class _VisibleFormatter(logging.Formatter):
@@ -99,13 +122,156 @@ class _VisibleFormatter(logging.Formatter):
         return visible(super().format(record), keep="\n")
 
 
-_HINT = " (a bug: rerun with -v for the traceback)"
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every available subcommand."""
+    parser = _Parser(
+        prog="toolaudit",
+        description="Audit evaluations of tool-using LLM systems.",
+        epilog=f"Example: toolaudit demo --out demo-out\n{EXIT_CODES_HELP}",
+    )
+    parser.add_argument("--version", action="version", version=f"toolaudit {__version__}")
+    _common_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMANDS.values():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # subcommand not part of this build
+                continue
+            raise
+        module.register(sub)
+    for path, child in _walk(parser):
+        _common_options(child, top=False)
+        if path in GROUP_EXAMPLES and not child.epilog:
+            child.epilog = f"Example:\n  {GROUP_EXAMPLES[path]}"
+            child.formatter_class = argparse.RawDescriptionHelpFormatter
+    return parser
+
+
+def _target(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[str, Any]:
+    """The (sub)command that ``argv`` selects and its parser, found by following the
+    subcommand names (no full parse, so ``--config`` can set its defaults first)."""
+    path, current = "", parser
+    for token in argv:
+        subs = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and token in subs[0].choices:
+            current = subs[0].choices[token]
+            path = f"{path} {token}".strip()
+    return path, current
+
+
+def _config_path(argv: Sequence[str]) -> Path | None:
+    for i, token in enumerate(argv):
+        if token == "--config" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if token.startswith("--config="):
+            return Path(token.split("=", 1)[1])
+    return None
+
+
+def _replay(value: Any, action: argparse.Action) -> Any:
+    # Lists of records such as leakage's feature sets are replayed by their names.
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        value = [v.get("name") for v in value]
+    convert = action.type if callable(action.type) else None
+    if isinstance(value, list):
+        return [convert(v) if convert and isinstance(v, str) else v for v in value]
+    if isinstance(value, str) and convert is not None:
+        return convert(value)
+    return value
+
+
+def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[str, Any]:
+    """Make the ``meta.config`` of ``--config FILE`` the defaults of the selected
+    subcommand (positional arguments included, so they may be left out). Returns what
+    was replayed; keys that match no option are logged and skipped."""
+    path = _config_path(argv)
+    if path is None:
+        return {}
+    command, config = read_config(path)
+    name, target = _target(parser, argv)
+    if not name:
+        raise ConfigError.invalid("--config", "a results file given to a subcommand", str(path))
+    recorded = (command or "").removeprefix("toolaudit ").strip()
+    if recorded and recorded.split(" ")[0] != name.split(" ")[0]:
+        from toolaudit.errors import TraceFormatError
+
+        raise TraceFormatError(
+            path, None, "meta.command", f"results of 'toolaudit {recorded}', not of '{name}'"
+        )
+    actions = {a.dest: a for a in target._actions if a.dest not in ("help", "config")}
+    replayed: dict[str, Any] = {}
+    for key, value in config.items():
+        action = actions.get(key.replace("-", "_"))
+        if action is None or value is None or isinstance(value, dict):
+            logger.info("--config: %s=%r is not an option of %s; not replayed", key, value, name)
+            continue
+        value = _replay(value, action)
+        if action.choices is not None and not isinstance(value, list):
+            if value not in action.choices:
+                raise ConfigError.invalid(f"{key} (from {path})", list(action.choices), value)
+        if not action.option_strings:  # positional: optional now, defaulting to the record
+            action.nargs = "*" if action.nargs in ("+", "*") else "?"
+            action.required = False
+        action.default = value
+        replayed[action.dest] = value
+    logger.info("--config %s replays %s", path, ", ".join(sorted(replayed)) or "nothing")
+    return replayed
+
+
+def _log_level(args: argparse.Namespace) -> int:
+    if getattr(args, "log_level", None):
+        return int(getattr(logging, str(args.log_level).upper()))
+    if getattr(args, "quiet", False):
+        return logging.ERROR
+    if getattr(args, "verbose", False):
+        return logging.DEBUG
+    return logging.WARNING
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = "-v" in argv or "--verbose" in argv
+    try:
+        parser = build_parser()
+        apply_config(parser, argv)
+        args = parser.parse_args(argv)
+        verbose = bool(getattr(args, "verbose", False))
+        root = logging.getLogger()
+        level = _log_level(args)
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+        root.setLevel(level)
+        for handler in root.handlers:
+            if type(handler) is logging.StreamHandler:  # the console handler basicConfig made
+                handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
+        configure(quiet=bool(getattr(args, "quiet", False)))
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_BAD_INPUT
+        return int(args.func(args) or 0)
+    except ToolAuditError as exc:
+        print(f"toolaudit: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("toolaudit: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SystemExit:  # --help, --version, or a one-line usage error (exit 2)
+        raise
+    except Exception as exc:  # a bug: one line, and the traceback only with -v
+        if verbose:
+            logger.exception("unexpected error")
+        print(
+            f"toolaudit: unexpected error: {type(exc).__name__}: {_one_line(exc)}"
+            + ("" if verbose else " (rerun with -v for the traceback)"),
+            file=sys.stderr,
+        )
+        return EXIT_UNEXPECTED
 
 
 def _one_line(exc: BaseException) -> str:
-    """``Type: message`` on one line (newlines and control characters made visible)."""
-    text = visible(" ".join(str(exc).split()) or "(no message)")
-    return f"{type(exc).__name__}: {text}"[:500]
+    """The message of ``exc`` on one line (newlines and control characters made visible)."""
+    return visible(str(exc) or "(no message)")[:2000]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,8 @@
 ``load_episodes`` and ``load_examples``.
 
 Detection reads as little as it can: a folder with ``tasks.json`` is a tau2 domain; a
-file whose first line is a complete JSON object is JSONL (Examples, Episodes, or a
+folder (or its ``results.json``) with ``results.json`` and ``simulations/`` is tau2's
+directory layout; a file whose first line is a complete JSON object is JSONL (Examples, Episodes, or a
 foreign layout when a mapping is given); anything else is parsed as one JSON document
 (tau2-bench results or a tau-bench trajectory list).
 """
@@ -20,16 +21,26 @@ from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.traces._convert import DEFAULT_THRESHOLD, ConversionCounts, episodes_to_examples
 from toolaudit.traces._domain import FORMAT as DOMAIN_FORMAT
 from toolaudit.traces._domain import is_domain_dir
+from toolaudit.traces._inspect_ai import load_inspect, looks_like_inspect
 from toolaudit.traces._jsonl import read_jsonl
 from toolaudit.traces._mapping import FieldMapping, load_mapped
+from toolaudit.traces._mapping_episodes import load_mapped_episodes
 from toolaudit.traces._schema import Episode, Example
 from toolaudit.traces._source import first_record_line, read_json_document
 from toolaudit.traces._tau2 import load_tau2, looks_like_tau2
+from toolaudit.traces._tau2_dir import (
+    SIMULATIONS_DIR,
+    is_tau2_dir,
+    load_tau2_dir,
+    looks_like_tau2_meta,
+)
 from toolaudit.traces._taubench import load_taubench, looks_like_taubench
 
 logger = logging.getLogger(__name__)
 
-TraceFormat = Literal["tau2", "tau-bench", "tau2-domain", "episodes", "examples", "mapped"]
+TraceFormat = Literal[
+    "tau2", "tau2-dir", "tau-bench", "inspect", "tau2-domain", "episodes", "examples", "mapped"
+]
 FORMAT_NAMES: tuple[str, ...] = get_args(TraceFormat)
 RecordKind = Literal["episodes", "examples", "domain"]
 
@@ -52,11 +63,24 @@ FORMATS: dict[str, FormatSpec] = {
     s.name: s
     for s in (
         FormatSpec("tau2", "episodes", "tau2-bench results file (JSON)", load_tau2),
+        FormatSpec(
+            "tau2-dir",
+            "episodes",
+            "tau2-bench results folder (results.json + simulations/*.json)",
+            load_tau2_dir,
+        ),
         FormatSpec("tau-bench", "episodes", "tau-bench v1 trajectory list (JSON)", load_taubench),
+        FormatSpec(
+            "inspect", "episodes", "Inspect AI log (.eval or .json; [inspect] extra)", load_inspect
+        ),
         FormatSpec(DOMAIN_FORMAT, "domain", "tau2 domain folder (tasks.json, db.json, policy.md)"),
         FormatSpec("episodes", "episodes", "toolaudit Episode JSONL", _load_episode_jsonl),
         FormatSpec("examples", "examples", "toolaudit Example JSONL"),
-        FormatSpec("mapped", "examples", "JSONL in another layout, read with a FieldMapping"),
+        FormatSpec(
+            "mapped",
+            "examples",
+            "JSONL in another layout, read with a FieldMapping (Examples or Episodes)",
+        ),
     )
 }
 
@@ -77,14 +101,26 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
     if path.is_dir():
         if is_domain_dir(path):
             return "tau2-domain"
-        raise TraceFormatError(path, None, "tasks.json", "a folder, but not a tau2 domain folder")
+        if is_tau2_dir(path):
+            return "tau2-dir"
+        raise TraceFormatError(
+            path,
+            None,
+            None,
+            "a folder, but neither a tau2 domain folder (tasks.json) nor a tau2 results "
+            "folder (results.json + simulations/)",
+        )
     if not path.is_file():
         raise TraceFormatError(path, None, None, "no such file")
+    if mapping is None and looks_like_inspect(path):
+        return "inspect"
     lineno, text = first_record_line(path)
     try:
         first = json.loads(text)
     except json.JSONDecodeError:
         first = None
+    if isinstance(first, dict) and looks_like_tau2_meta(first) and mapping is None:
+        return _tau2_meta_format(path)
     if isinstance(first, dict) and not looks_like_tau2(first):
         if mapping is not None:
             return "mapped"
@@ -107,12 +143,26 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
         return "tau2"
     if looks_like_taubench(doc):
         return "tau-bench"
+    if looks_like_tau2_meta(doc):
+        return _tau2_meta_format(path)
     raise TraceFormatError(
         path,
         None,
         "simulations" if isinstance(doc, dict) else "[0].traj",
         "unrecognised JSON: neither a tau2-bench results file (object with 'simulations') "
         "nor a tau-bench trajectory list (records with 'task_id' and 'traj')",
+    )
+
+
+def _tau2_meta_format(path: Path) -> TraceFormat:
+    if is_tau2_dir(path):
+        return "tau2-dir"
+    raise TraceFormatError(
+        path,
+        None,
+        "simulations",
+        f"tau2 results metadata without simulations: no {SIMULATIONS_DIR}/ folder beside it "
+        "(tau2's directory layout) and no 'simulations' list inside it",
     )
 
 
@@ -143,15 +193,28 @@ def resolve_format(
     return format  # type: ignore[return-value]
 
 
-def load_episodes(path: str | Path, *, format: str = "auto") -> Iterator[Episode]:
-    """Stream the Episodes of a tau2-bench, tau-bench or Episode-JSONL file.
+def load_episodes(
+    path: str | Path, *, format: str = "auto", mapping: FieldMapping | None = None
+) -> Iterator[Episode]:
+    """Stream the Episodes of any episode format (tau2 file or folder, tau-bench, Inspect
+    AI logs, Episode JSONL, or JSONL read through a ``kind: episodes`` mapping).
 
     Example:
         >>> for ep in load_episodes("results.json"):  # doctest: +SKIP
         ...     print(ep.task_id, ep.reward, len(ep.tool_calls()))
     """
     path = Path(path)
-    fmt = resolve_format(path, format)
+    fmt = resolve_format(path, format, mapping=mapping)
+    if fmt == "mapped" and mapping is not None:
+        if mapping.kind != "episodes":
+            raise TraceFormatError(
+                path,
+                None,
+                None,
+                "the field mapping produces Examples, not agent episodes "
+                "(an Episode mapping has kind 'episodes', task_id and messages)",
+            )
+        return load_mapped_episodes(path, mapping)
     spec = FORMATS[fmt]
     if spec.episodes is None:
         raise TraceFormatError(
@@ -178,6 +241,9 @@ def load_examples(
     fmt = resolve_format(path, format, mapping=mapping)
     if fmt == "examples":
         return read_jsonl(path, Example)
-    if fmt == "mapped" and mapping is not None:
+    if fmt == "mapped" and mapping is not None and mapping.kind == "examples":
         return load_mapped(path, mapping)
+    if fmt == "mapped" and mapping is not None:  # an Episode mapping
+        episodes = load_mapped_episodes(path, mapping)
+        return episodes_to_examples(episodes, threshold=threshold, counts=counts)
     return episodes_to_examples(load_episodes(path, format=fmt), threshold=threshold, counts=counts)

@@ -42,6 +42,7 @@ class TraceSummary:
     tool_errors: int = 0
     termination: dict[str, int] = field(default_factory=dict)
     tools: dict[str, int] = field(default_factory=dict)
+    records: str = "episodes"
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form printed by ``toolaudit traces inspect --json``."""
@@ -57,6 +58,7 @@ class TraceSummary:
             "tool_errors": self.tool_errors,
             "termination": dict(self.termination),
             "tools": dict(self.tools),
+            "records": self.records,
         }
 
 
@@ -84,10 +86,13 @@ def inspect_path(
             tool_results=0,
             mean_reward=None,
             tools=dict(sorted(calls.items())),
+            records="domain",
         )
-    if fmt in ("examples", "mapped"):
+    if fmt == "examples" or (
+        fmt == "mapped" and mapping is not None and mapping.kind == "examples"
+    ):
         return summarize_examples(load_examples(path, format=fmt, mapping=mapping), fmt, path)
-    return summarize_episodes(load_episodes(path, format=fmt), fmt, path)
+    return summarize_episodes(load_episodes(path, format=fmt, mapping=mapping), fmt, path)
 
 
 def summarize_episodes(episodes: Iterable[Episode], fmt: str, path: str | Path) -> TraceSummary:
@@ -146,6 +151,7 @@ def summarize_examples(examples: Iterable[Example], fmt: str, path: str | Path) 
         mean_reward=positives / n if n else None,
         rewarded=n,
         tools=dict(sorted(tools.items())),
+        records="examples",
     )
 
 
@@ -154,10 +160,10 @@ def summary_rows(summary: TraceSummary) -> list[list[Any]]:
     rows: list[list[Any]] = [
         ["format", summary.format],
         [
-            "episodes" if summary.format not in ("examples", "mapped") else "records",
+            "episodes" if summary.records != "examples" else "records",
             summary.episodes,
         ],
-        ["tasks" if summary.format not in ("examples", "mapped") else "groups", summary.tasks],
+        ["tasks" if summary.records != "examples" else "groups", summary.tasks],
         ["tool calls", summary.tool_calls],
         ["tool results", summary.tool_results],
         ["tool results flagged as errors", summary.tool_errors],

@@ -1,25 +1,37 @@
-"""JSONL in any layout, turned into Examples through a field mapping of dotted paths.
+"""JSONL in any layout, read into Examples or Episodes through a mapping of JMESPath
+expressions (https://jmespath.org).
 
-A path is a sequence of keys separated by dots, with ``[i]`` for a list index and
-``[*]`` for every element of a list: ``meta.reward``, ``task.id``,
-``tool_outputs[*].text``. A mapping is usually written as a JSON file:
+JMESPath keeps the dotted grammar (``meta.reward``, ``a[0]``, ``tool_outputs[*].text``)
+and adds filters, slices, flattening and functions: ``messages[?role=='tool'].content``,
+``observations[?type=='GENERATION'] | [-1].input``. A mapping is a JSON file; ``kind``
+says what it produces:
 
 .. code-block:: json
 
-    {"id": "uid", "label": "meta.reward", "label_threshold": 1.0, "group": "task.id",
-     "split": "split", "tools": "tool_outputs[*].text", "tool_names": "tool_outputs[*].name",
-     "prompt": "prompt", "fields": {"question": "input.question"}}
+    {"kind": "examples", "id": "uid", "label": "meta.reward", "label_threshold": 1.0,
+     "group": "task.id", "tools": "tool_outputs[*].text", "tool_names": "tool_outputs[*].name"}
+
+    {"kind": "episodes", "task_id": "metadata.task_id", "reward": "metadata.reward",
+     "messages": "messages"}
+
+An Episode mapping reads OpenAI-style messages by default (``role``, ``content`` as text or
+a list of text parts, ``tool_calls[{id, function: {name, arguments}}]`` with arguments as
+a JSON string or object, ``tool_call_id``, ``name``); ``message`` and ``tool_call`` change
+where those live inside each message or call. Every expression that is set must select a
+value in every record; null (JMESPath's "nothing") is an error naming the file, the line
+and the field, unless the mapping key is listed in ``optional``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.traces._jsonl import iter_json_objects
@@ -27,25 +39,103 @@ from toolaudit.traces._schema import ChatMessage, Example, ToolSection
 from toolaudit.traces._source import as_text
 
 FORMAT = "mapped"
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
-_MISSING = object()
+#: Mappings shipped with toolaudit, usable by name (``--mapping openai-chat``).
+BUILTIN_MAPPINGS = ("openai-chat", "langfuse-trace")
 
 
-class FieldMapping(BaseModel):
-    """Where each Example field lives in a foreign JSONL record (dotted paths).
+@lru_cache(maxsize=512)
+def compile_expression(expr: str) -> Any:
+    """A compiled JMESPath expression; ConfigError naming the expression when invalid."""
+    import jmespath
+    from jmespath.exceptions import JMESPathError
 
-    ``label`` may point at a boolean, a 0/1 integer, a number (then ``label_threshold``
-    is required: label = value >= threshold) or a string (then ``label_positive`` lists
-    the strings that mean 1). ``tools`` and ``tool_names`` usually use ``[*]`` and must
-    yield lists of the same length; without ``tool_names`` sections are named
-    ``tool_1``, ``tool_2``, ... Unset optional paths leave the Example's default
-    (``id`` defaults to ``<file stem>:<line>``). A path that is set must exist in every
-    record (its value may be null), except ``meta`` paths, which are copied when present.
+    try:
+        return jmespath.compile(expr)
+    except JMESPathError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"invalid JMESPath expression {expr!r}: {first}") from None
+
+
+def search(expr: str, obj: Any) -> Any:
+    """Evaluate a JMESPath expression on one record (None when it selects nothing).
+
+    >>> search("tool_outputs[*].name", {"tool_outputs": [{"name": "a"}, {"name": "b"}]})
+    ['a', 'b']
+    >>> search("messages[?role=='tool'].content", {"messages": [{"role": "tool", "content": "x"}]})
+    ['x']
     """
+    return compile_expression(expr).search(obj)
 
+
+class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    label: str
+    @field_validator("*", mode="after")
+    @classmethod
+    def _compiles(cls, value: Any, info: Any) -> Any:
+        # Compile every expression once at load time, so a typo is reported by key.
+        if info.field_name in _NOT_EXPRESSIONS:
+            return value
+        for expr in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(expr, str):
+                try:
+                    compile_expression(expr)
+                except ConfigError as exc:
+                    raise ValueError(str(exc)) from None
+        return value
+
+
+_NOT_EXPRESSIONS = {
+    "kind",
+    "label_threshold",
+    "label_positive",
+    "optional",
+    "message",
+    "tool_call",
+}
+
+
+class MessageMapping(_Strict):
+    """Where each part of one message lives, relative to the message (OpenAI defaults)."""
+
+    role: str = "role"
+    content: str = "content"
+    tool_calls: str = "tool_calls"
+    tool_call_id: str = "tool_call_id"
+    name: str = "name"
+    error: str | None = None
+
+
+class ToolCallMapping(_Strict):
+    """Where each part of one tool call lives, relative to the call (OpenAI defaults)."""
+
+    id: str = "id"
+    name: str = "function.name"
+    arguments: str = "function.arguments"
+
+
+class FieldMapping(_Strict):
+    """Where each Example or Episode field lives in a foreign JSONL record (JMESPath).
+
+    Examples (``kind: examples``, the default): ``label`` is required and may select a
+    boolean, a 0/1 integer, a number (then ``label_threshold`` is required: label = value
+    >= threshold) or a string (then ``label_positive`` lists the strings that mean 1).
+    ``tools`` and ``tool_names`` select lists of the same length; without ``tool_names``
+    sections are named ``tool_1``, ``tool_2``, ... ``id`` defaults to ``<file stem>:<line>``.
+
+    Episodes (``kind: episodes``): ``task_id`` and ``messages`` are required; ``trial``,
+    ``seed``, ``reward`` (a number or boolean), ``reward_components`` (an object of
+    numbers), ``termination_reason`` and ``condition`` are optional expressions.
+    Episodes become Examples (label = reward >= threshold) wherever Examples are needed.
+
+    ``meta`` expressions are copied when present (null allowed); any other expression
+    must select a value unless its key is listed in ``optional``.
+    """
+
+    kind: Literal["examples", "episodes"] = "examples"
+    optional: list[str] = Field(default_factory=list)
+    # Examples
+    label: str | None = None
     label_threshold: float | None = None
     label_positive: list[str] | None = None
     id: str | None = None
@@ -54,100 +144,99 @@ class FieldMapping(BaseModel):
     tools: str | None = None
     tool_names: str | None = None
     prompt: str | None = None
-    messages: str | None = None
     answer: str | None = None
     fields: dict[str, str] = Field(default_factory=dict)
     meta: dict[str, str] = Field(default_factory=dict)
+    # Both: chat messages (Examples keep role and content; Episodes keep everything)
+    messages: str | None = None
+    # Episodes
+    task_id: str | None = None
+    trial: str | None = None
+    seed: str | None = None
+    reward: str | None = None
+    reward_components: str | None = None
+    termination_reason: str | None = None
+    condition: str | None = None
+    message: MessageMapping = Field(default_factory=MessageMapping)
+    tool_call: ToolCallMapping = Field(default_factory=ToolCallMapping)
+
+    @model_validator(mode="after")
+    def _required_for_kind(self) -> FieldMapping:
+        if self.kind == "examples" and self.label is None:
+            raise ValueError("an Example mapping needs 'label' (or set kind: episodes)")
+        if self.kind == "episodes":
+            missing = [k for k in ("task_id", "messages") if getattr(self, k) is None]
+            if missing:
+                raise ValueError(f"an Episode mapping needs {', '.join(map(repr, missing))}")
+        return self
 
     @classmethod
     def from_file(cls, path: str | Path) -> FieldMapping:
-        """Read a mapping from a JSON file (errors name the file and the field)."""
+        """Read a mapping from a JSON file, or a shipped one by name (``openai-chat``,
+        ``langfuse-trace``); errors name the file and the field."""
+        if str(path) in BUILTIN_MAPPINGS:
+            ref = resources.files("toolaudit.traces") / "mappings" / f"{path}.json"
+            return cls._parse(ref.read_text(encoding="utf-8"), Path(str(path)))
         path = Path(path)
         try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read mapping file {path}: {exc}") from None
+            raise ConfigError(
+                f"cannot read mapping file {path}: {exc}; built-in mappings: "
+                + ", ".join(BUILTIN_MAPPINGS)
+            ) from None
+        return cls._parse(text, path)
+
+    @classmethod
+    def _parse(cls, text: str, path: Path) -> FieldMapping:
+        try:
+            obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise TraceFormatError(path, exc.lineno, None, f"malformed JSON ({exc.msg})") from None
+        if isinstance(obj, dict):
+            obj = {k: v for k, v in obj.items() if not k.startswith("_")}  # "_comment" keys
         try:
             return cls.model_validate(obj)
         except ValidationError as exc:
             first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"]) or "<record>"
-            raise TraceFormatError(path, None, loc, first["msg"].lower()) from None
+            loc = ".".join(str(p) for p in first["loc"]) or "<mapping>"
+            msg = str(first["msg"]).removeprefix("Value error, ")
+            raise TraceFormatError(path, None, loc, msg[:1].lower() + msg[1:]) from None
 
 
-def parse_path(path: str) -> list[str | int]:
-    """Split a dotted path into keys, indices and ``"*"`` wildcards.
-
-    >>> parse_path("tool_outputs[*].text")
-    ['tool_outputs', '*', 'text']
-    """
-    parts: list[str | int] = []
-    pos = 0
-    for m in _TOKEN.finditer(path):
-        between = path[pos : m.start()]
-        if between not in ("", "."):
-            raise ConfigError.invalid("path", "dotted keys with [i] or [*]", path)
-        pos = m.end()
-        key, index = m.group(1), m.group(2)
-        if key is not None:
-            parts.append(key)
-        else:
-            parts.append("*" if index == "*" else int(index))
-    if not parts or path[pos:] not in ("",):
-        raise ConfigError.invalid("path", "dotted keys with [i] or [*]", path)
-    return parts
-
-
-def resolve(obj: Any, path: str) -> Any:
-    """The value at ``path`` (a list when the path has ``[*]``); raises KeyError(path)
-    naming the first missing step."""
-    values = [obj]
-    wildcard = False
-    done: list[str] = []
-    for part in parse_path(path):
-        nxt = []
-        for v in values:
-            if part == "*":
-                if not isinstance(v, list):
-                    raise KeyError(_join(done) + "[*]")
-                nxt.extend(v)
-            elif isinstance(part, int):
-                if not isinstance(v, list) or part >= len(v):
-                    raise KeyError(_join(done) + f"[{part}]")
-                nxt.append(v[part])
-            else:
-                if not isinstance(v, dict) or part not in v:
-                    raise KeyError(_join([*done, part]))
-                nxt.append(v[part])
-        wildcard = wildcard or part == "*"
-        done.append(f"[{part}]" if part == "*" or isinstance(part, int) else part)
-        values = nxt
-    return values if wildcard else values[0]
-
-
-def _join(parts: list[str]) -> str:
-    return "".join(p if p.startswith("[") or i == 0 else f".{p}" for i, p in enumerate(parts))
+def select(
+    obj: Any,
+    m: FieldMapping,
+    key: str,
+    expr: str,
+    *,
+    path: Path,
+    line: int,
+    required: bool = True,
+) -> Any:
+    """The value ``expr`` selects in ``obj``; a TraceFormatError naming the line and the
+    expression when it selects nothing and ``key`` is required (not in ``optional``)."""
+    value = search(expr, obj)
+    if value is None and required and key not in m.optional:
+        raise TraceFormatError(
+            path,
+            line,
+            expr,
+            f"mapping '{key}' selected nothing (add {key!r} to 'optional' if it may be absent)",
+        )
+    return value
 
 
 def load_mapped(path: str | Path, mapping: FieldMapping) -> Iterator[Example]:
-    """Stream Examples from a JSONL file in a foreign layout, one line at a time."""
+    """Stream Examples from a JSONL file in a foreign layout, one line at a time
+    (an Example mapping; Episode mappings are read by ``load_mapped_episodes``)."""
     path = Path(path)
     for lineno, obj in iter_json_objects(path):
         yield _example(obj, mapping, path=path, line=lineno)
 
 
-def _get(obj: Any, p: str, *, path: Path, line: int, default: Any = _MISSING) -> Any:
-    try:
-        return resolve(obj, p)
-    except KeyError as exc:
-        if default is not _MISSING:
-            return default
-        raise TraceFormatError(path, line, str(exc.args[0]), "missing required field") from None
-
-
 def _label(value: Any, m: FieldMapping, *, path: Path, line: int) -> int:
+    field = m.label or "label"
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, str) and m.label_positive is not None:
@@ -158,24 +247,31 @@ def _label(value: Any, m: FieldMapping, *, path: Path, line: int) -> int:
         if value in (0, 1):
             return int(value)
         raise TraceFormatError(
-            path, line, m.label, f"label {value!r} is not 0/1; set label_threshold in the mapping"
+            path, line, field, f"label {value!r} is not 0/1; set label_threshold in the mapping"
         )
     raise TraceFormatError(
-        path, line, m.label, f"cannot read a label from {type(value).__name__} {value!r}"
+        path, line, field, f"cannot read a label from {type(value).__name__} {value!r}"
     )
 
 
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
 def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> Example:
+    def get(key: str, expr: str | None) -> Any:
+        return None if expr is None else select(obj, m, key, expr, path=path, line=line)
+
     tools: list[ToolSection] = []
     if m.tools:
-        contents = _get(obj, m.tools, path=path, line=line)
-        contents = contents if isinstance(contents, list) else [contents]
+        contents = _as_list(get("tools", m.tools))
         names = (
-            _get(obj, m.tool_names, path=path, line=line)
+            _as_list(get("tool_names", m.tool_names))
             if m.tool_names
             else [f"tool_{i + 1}" for i in range(len(contents))]
         )
-        names = names if isinstance(names, list) else [names]
         if len(names) != len(contents):
             raise TraceFormatError(
                 path,
@@ -188,30 +284,27 @@ def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
             for n, c in zip(names, contents, strict=True)
         ]
     messages = None
-    if m.messages:
-        raw = _get(obj, m.messages, path=path, line=line)
-        if isinstance(raw, list):
-            messages = [
-                ChatMessage(role=as_text(x.get("role")), content=as_text(x.get("content")))
-                for x in raw
-                if isinstance(x, dict)
-            ]
+    raw = get("messages", m.messages)
+    if isinstance(raw, list):
+        messages = [
+            ChatMessage(role=as_text(x.get("role")), content=as_text(x.get("content")))
+            for x in raw
+            if isinstance(x, dict)
+        ]
 
-    def opt(p: str | None) -> str | None:
-        if p is None:
-            return None
-        v = _get(obj, p, path=path, line=line)  # a mapped path must exist; null is allowed
+    def opt(key: str, expr: str | None) -> str | None:
+        v = get(key, expr)
         return None if v is None else as_text(v)
 
     return Example(
-        id=opt(m.id) or f"{path.stem}:{line}",
-        label=_label(_get(obj, m.label, path=path, line=line), m, path=path, line=line),  # type: ignore[arg-type]
-        group=opt(m.group) or "",
-        split=opt(m.split) or "",
-        fields={k: as_text(_get(obj, p, path=path, line=line)) for k, p in m.fields.items()},
+        id=opt("id", m.id) or f"{path.stem}:{line}",
+        label=_label(get("label", m.label), m, path=path, line=line),  # type: ignore[arg-type]
+        group=opt("group", m.group) or "",
+        split=opt("split", m.split) or "",
+        fields={k: as_text(get(f"fields.{k}", p)) for k, p in m.fields.items()},
         tools=tools,
-        prompt=opt(m.prompt),
+        prompt=opt("prompt", m.prompt),
         messages=messages,
-        answer=opt(m.answer),
-        meta={k: _get(obj, p, path=path, line=line, default=None) for k, p in m.meta.items()},
+        answer=opt("answer", m.answer),
+        meta={k: search(p, obj) for k, p in m.meta.items()},
     )

@@ -42,16 +42,17 @@ def load_tau2(path: str | Path) -> Iterator[Episode]:
         raise TraceFormatError(
             path, None, "simulations", "not a tau2-bench results file (no 'simulations' list)"
         )
-    source = _file_source(doc, path)
+    source = file_source(doc, path)
     for i, sim in enumerate(doc["simulations"]):
-        yield _episode(sim, where=f"simulations[{i}]", index=i, path=path, source=source)
+        yield sim_episode(sim, where=f"simulations[{i}]", index=i, path=path, source=source)
 
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _file_source(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+def file_source(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Source metadata shared by every episode of one results file (or results folder)."""
     info = _obj(doc.get("info"))
     agent = _obj(info.get("agent_info"))
     user = _obj(info.get("user_info"))
@@ -67,7 +68,8 @@ def _file_source(doc: dict[str, Any], path: Path) -> dict[str, Any]:
     }
 
 
-def _episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, Any]) -> Episode:
+def sim_episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, Any]) -> Episode:
+    """One tau2 simulation as an Episode; ``where`` prefixes field names in errors."""
     task_id = field(sim, "task_id", path=path, where=where, kind=(str, int))
     raw_messages = field(sim, "messages", path=path, where=where, kind=list)
     reward_info = field(sim, "reward_info", path=path, where=where, kind=dict, default=None)
@@ -75,7 +77,9 @@ def _episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, 
     components: dict[str, float] | None = None
     if reward_info is not None:
         reward = float(
-            field(reward_info, "reward", path=path, where=f"{where}.reward_info", kind=(int, float))
+            field(
+                reward_info, "reward", path=path, where=_at(where, "reward_info"), kind=(int, float)
+            )
         )
         breakdown = reward_info.get("reward_breakdown")
         if isinstance(breakdown, dict):
@@ -85,7 +89,7 @@ def _episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, 
         task_id=str(task_id),
         trial=field(sim, "trial", path=path, where=where, kind=int, default=0),
         seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None,
-        messages=_messages(raw_messages, where=f"{where}.messages", path=path),
+        messages=_messages(raw_messages, where=_at(where, "messages"), path=path),
         reward=reward,
         reward_components=components,
         termination_reason=field(
@@ -98,6 +102,10 @@ def _episode(sim: Any, *, where: str, index: int, path: Path, source: dict[str, 
             "index": index,
         },
     )
+
+
+def _at(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
 
 
 def _is_number(value: Any) -> bool:

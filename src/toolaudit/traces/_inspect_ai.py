@@ -1,0 +1,288 @@
+"""Inspect AI evaluation logs (``.eval`` zip archives and ``.json`` documents).
+
+Read with ``inspect_ai.log`` (the ``[inspect]`` extra), one sample at a time: the header
+is read alone, then each ``(sample id, epoch)`` that the header lists. ``.eval`` samples
+are separate zip entries; ``.json`` samples are streamed from the ``samples`` array with
+``ijson`` (a dependency of inspect_ai) and validated as ``EvalSample``, so no log is
+loaded whole.
+
+Each sample becomes one Episode:
+
+* ``task_id`` is the sample id, ``trial`` the epoch;
+* messages keep their roles; assistant tool calls become ``ToolCall(id, name=function,
+  arguments)``; tool messages keep ``tool_call_id`` and the tool's name, and a tool error
+  sets ``error`` (the error text is the content when the tool returned nothing else);
+* ``reward`` is the first scorer's value converted by inspect's own ``value_to_float``
+  (``"C"`` → 1, ``"I"`` → 0, ``"P"`` → 0.5, booleans, numbers); every scalar value of
+  every scorer is a reward component (``scorer`` or ``scorer.key`` for dict values); a
+  sample without scores has no reward;
+* ``termination_reason`` is ``error`` when the sample ended in an error, ``<type>_limit``
+  when a limit stopped it (``message_limit``, ``token_limit``, ...), else None.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolaudit.errors import MissingDependencyError, TraceFormatError
+from toolaudit.traces._schema import Episode, Message, ToolCall
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspect_ai.log import EvalLog, EvalSample
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "inspect"
+# Inspect writes EvalLog with "version" then "status" first; .eval files are zip archives.
+_JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
+_ZIP_MAGIC = b"PK\x03\x04"
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ROLES = ("system", "user", "assistant", "tool")
+
+
+def looks_like_inspect(path: str | Path) -> bool:
+    """Whether ``path`` is an Inspect log: a ``.eval`` zip, or a ``.json`` file that
+    starts like Inspect's ``EvalLog`` (``{"version": N, "status": ...``). Reads 256 bytes."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(256)
+    if path.suffix == ".eval":
+        return True  # a truncated or corrupt archive is reported when read, naming the file
+    return bool(_JSON_HEAD.match(head)) or (head.startswith(_ZIP_MAGIC) and _has_header(path))
+
+
+def _has_header(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return "header.json" in names or "_journal/start.json" in names
+
+
+def _require_inspect() -> None:
+    try:
+        import inspect_ai  # noqa: F401
+    except ModuleNotFoundError:
+        raise MissingDependencyError("inspect-ai", "inspect") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _read_header(path: Path) -> EvalLog:
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(str(path), header_only=True)
+    except Exception as exc:  # inspect raises many kinds for a corrupt file
+        if _is_json(path):
+            problem = f"cannot read the Inspect log header ({_one_line(exc)})"
+        else:
+            problem = (
+                "truncated or corrupt .eval archive: its zip directory or header.json "
+                f"cannot be read ({_one_line(exc)})"
+            )
+        raise TraceFormatError(path, None, None, problem) from None
+
+
+def load_inspect(path: str | Path) -> Iterator[Episode]:
+    """Yield one Episode per sample and epoch of an Inspect log, one sample in memory.
+
+    Example:
+        >>> for ep in load_inspect("logs/2025-01-01T00-00-00_task_abc.eval"):  # doctest: +SKIP
+        ...     print(ep.task_id, ep.trial, ep.reward)
+    """
+    _require_inspect()
+    path = Path(path)
+    header = _read_header(path)
+    source = {
+        "format": FORMAT,
+        "file": str(path),
+        "task": header.eval.task,
+        "model": header.eval.model,
+        "status": header.status,
+        "eval_id": header.eval.eval_id,
+    }
+    if header.status != "success":
+        logger.warning(
+            "%s: Inspect log status is %r; reading the samples it holds", path, header.status
+        )
+    samples = _iter_json_samples(path) if _is_json(path) else _iter_eval_samples(path, header)
+    for sample in samples:
+        yield sample_episode(sample, path=path, source=source)
+
+
+def _is_json(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return bool(_JSON_HEAD.match(fh.read(256)))
+
+
+def _record(sample_id: Any, epoch: Any) -> str:
+    return f"samples[id={sample_id}, epoch={epoch}]"
+
+
+def _validation_field(exc: Any, record: str) -> tuple[str, str]:
+    first = exc.errors()[0]
+    # Keep keys and indices; drop pydantic's union-member tags such as function-wrap[...].
+    loc = ".".join(str(p) for p in first["loc"] if isinstance(p, int) or _KEY.match(str(p)))
+    return (f"{record}.{loc}" if loc else record), str(first["msg"]).lower()
+
+
+def _iter_eval_samples(path: Path, header: EvalLog) -> Iterator[EvalSample]:
+    from inspect_ai.log import read_eval_log_sample
+    from pydantic import ValidationError
+
+    ids = header.eval.dataset.sample_ids
+    if ids is None:
+        raise TraceFormatError(
+            path,
+            None,
+            "eval.dataset.sample_ids",
+            "the header does not list its samples (re-write the log with inspect to add them)",
+        )
+    epochs = header.eval.config.epochs or 1
+    missing = 0
+    for sample_id in ids:
+        for epoch in range(1, epochs + 1):
+            record = _record(sample_id, epoch)
+            try:
+                yield read_eval_log_sample(str(path), id=sample_id, epoch=epoch)
+            except IndexError:
+                missing += 1
+            except ValidationError as exc:
+                where, msg = _validation_field(exc, record)
+                raise TraceFormatError(path, None, where, msg) from None
+            except Exception as exc:
+                entry = f"samples/{sample_id}_epoch_{epoch}.json"
+                raise TraceFormatError(
+                    path, None, record, f"cannot read zip entry {entry} ({_one_line(exc)})"
+                ) from None
+    if missing:
+        logger.warning(
+            "%s: %d sample(s) listed in the header are not in the log (status %r)",
+            path,
+            missing,
+            header.status,
+        )
+
+
+def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
+    import ijson  # type: ignore[import-untyped]
+    from inspect_ai.log import EvalSample
+    from pydantic import ValidationError
+
+    with path.open("rb") as fh:
+        items = ijson.items(fh, "samples.item", use_float=True)
+        index = 0
+        while True:
+            try:
+                raw = next(items)
+            except StopIteration:
+                return
+            except Exception as exc:  # ijson.JSONError, IncompleteJSONError, ...
+                raise TraceFormatError(
+                    path, None, f"samples[{index}]", f"malformed JSON ({_one_line(exc)})"
+                ) from None
+            record = _record(raw.get("id"), raw.get("epoch")) if isinstance(raw, dict) else None
+            try:
+                yield EvalSample.model_validate(raw)
+            except ValidationError as exc:
+                where, msg = _validation_field(exc, record or f"samples[{index}]")
+                raise TraceFormatError(path, None, where, msg) from None
+            index += 1
+
+
+def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) -> Episode:
+    """One Inspect ``EvalSample`` as an Episode (see the module docstring for the rules)."""
+    record = _record(sample.id, sample.epoch)
+    reward, components = _reward(sample)
+    termination: str | None = None
+    if sample.error is not None:
+        termination = "error"
+    elif sample.limit is not None:
+        termination = f"{sample.limit.type}_limit"
+    return Episode(
+        task_id=str(sample.id),
+        trial=int(sample.epoch),
+        messages=_messages(sample, path=path, record=record),
+        reward=reward,
+        reward_components=components or None,
+        termination_reason=termination,
+        source={
+            **source,
+            "sample_id": sample.id,
+            "epoch": sample.epoch,
+            "uuid": sample.uuid,
+            "episode_id": sample.uuid or f"{path.stem}:{sample.id}:{sample.epoch}",
+            "error": _one_line_text(sample.error.message) if sample.error else None,
+        },
+    )
+
+
+def _one_line_text(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _reward(sample: EvalSample) -> tuple[float | None, dict[str, float]]:
+    from inspect_ai.scorer import value_to_float
+
+    to_float = value_to_float()
+    reward: float | None = None
+    components: dict[str, float] = {}
+    for i, (name, score) in enumerate((sample.scores or {}).items()):
+        value = score.value
+        if isinstance(value, dict):
+            for key, v in value.items():
+                if isinstance(v, str | int | float | bool):
+                    components[f"{name}.{key}"] = to_float(v)
+            continue
+        if isinstance(value, list):
+            continue
+        components[name] = to_float(value)
+        if i == 0:
+            reward = components[name]
+    return reward, components
+
+
+def _messages(sample: EvalSample, *, path: Path, record: str) -> list[Message]:
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
+
+    out: list[Message] = []
+    for j, msg in enumerate(sample.messages):
+        role = msg.role
+        if role not in _ROLES:
+            raise TraceFormatError(
+                path, None, f"{record}.messages[{j}].role", f"unknown role {role!r}"
+            )
+        text = msg.text
+        if isinstance(msg, ChatMessageTool):
+            error = msg.error
+            out.append(
+                Message(
+                    role="tool",
+                    content=text or (error.message if error is not None else ""),
+                    tool_call_id=msg.tool_call_id,
+                    name=msg.function,
+                    error=error is not None,
+                )
+            )
+            continue
+        calls = None
+        if isinstance(msg, ChatMessageAssistant) and msg.tool_calls:
+            calls = [
+                ToolCall(id=c.id, name=c.function, arguments=dict(c.arguments or {}))
+                for c in msg.tool_calls
+            ]
+        out.append(Message(role=role, content=text, tool_calls=calls))
+    return out

@@ -1,0 +1,179 @@
+"""CLI conventions: common options on every subcommand, plain-line progress when stderr
+is not a terminal, --config replay, --fail-on exit codes, group examples, and one line
+(exit 1) for unexpected errors."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolaudit.cli import _common
+from toolaudit.cli._common import EXIT_FINDING, PlainProgress
+from toolaudit.cli.main import _walk, build_parser, main
+from toolaudit.traces import Episode, Message, write_jsonl
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _leaves() -> list[tuple[str, argparse.ArgumentParser]]:
+    parser = build_parser()
+    return [(path, p) for path, p in _walk(parser) if getattr(p, "_defaults", {}).get("func")]
+
+
+def test_every_subcommand_accepts_the_common_options() -> None:
+    leaves = _leaves()
+    assert {"traces inspect", "leakage", "probe compare", "models score"} <= {n for n, _ in leaves}
+    for name, p in leaves:
+        options = {o for a in p._actions for o in a.option_strings}
+        assert {"-v", "-q", "--log-level", "--config"} <= options, name
+
+
+def test_common_options_after_the_subcommand_set_the_log_level(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = shared_data / "tau-bench" / "retail__tool-calling__openai-model-masked__100x1.json"
+    root = logging.getLogger()
+    assert main(["traces", "inspect", str(path), "--json", "-v"]) == 0
+    assert root.level == logging.DEBUG
+    assert main(["traces", "inspect", str(path), "--json", "-q"]) == 0
+    assert root.level == logging.ERROR and _common.SETTINGS.quiet
+    assert main(["traces", "inspect", str(path), "--json", "--log-level", "info"]) == 0
+    assert root.level == logging.INFO
+    assert main(["-v", "traces", "inspect", str(path), "--json"]) == 0  # before: kept
+    assert root.level == logging.DEBUG
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(["traces", "inspect", str(path), "--log-level", "loud"])
+    assert info.value.code == 2
+    assert "invalid choice: 'loud'" in capsys.readouterr().err
+
+
+def test_group_help_ends_with_an_example() -> None:
+    groups = {path: p for path, p in _walk(build_parser()) if " " not in path}
+    for name in ("traces", "probe", "models", "datasets", "faults"):
+        assert "Example:\n  toolaudit " + name in (groups[name].epilog or ""), name
+
+
+def test_plain_progress_prints_lines_with_eta() -> None:
+    out = io.StringIO()
+    ticks = iter([0.0, 1.0, 5.0, 12.0, 20.0, 30.0])
+    p = PlainProgress("scoring", every=10, stream=out, clock=lambda: next(ticks))
+    p(1, 10, "t1")  # 1 s: too early
+    p(2, 10, "t2")  # 5 s: too early
+    p(4, 10, "t4")  # 12 s: first line
+    p(5, 10, "t5")  # 20 s: 8 s after the last line, skipped
+    p(10, 10, "done")  # 30 s: complete, always printed
+    assert out.getvalue().splitlines() == [
+        "scoring: 4/10 (40%) t4; elapsed 12s, ETA 18s",
+        "scoring: 10/10 (100%) done; elapsed 30s",
+    ]
+
+
+def test_non_tty_run_prints_progress_lines(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TOOLAUDIT_PROGRESS_EVERY": "0"}
+    env.pop("TOOLAUDIT_PROGRESS", None)
+    cmd = [sys.executable, "-m", "toolaudit.cli.main", "datasets", "make", "tcr-shortcut"]
+    cmd += ["--out", str(tmp_path / "tcr"), "--scale", "0.03", "--seed", "0"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("generating tcr-shortcut:")]
+    assert len(lines) == 2
+    assert lines[0].startswith("generating tcr-shortcut: 500/") and ", ETA " in lines[0]
+    assert "(100%)" in lines[1]
+    quiet_cmd = [*cmd[:7], str(tmp_path / "q"), *cmd[8:], "-q"]
+    quiet = subprocess.run(quiet_cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert quiet.returncode == 0 and "generating" not in quiet.stderr
+
+
+def _episodes(path: Path, rewards: list[float]) -> Path:
+    write_jsonl(
+        path,
+        [
+            Episode(task_id=f"t{i}", messages=[Message(role="user", content="q")], reward=r)
+            for i, r in enumerate(rewards)
+        ],
+    )
+    return path
+
+
+def test_probe_compare_fail_on_different_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _episodes(tmp_path / "a.jsonl", [1.0] * 30)
+    b = _episodes(tmp_path / "b.jsonl", [0.0] * 30)
+    same = _episodes(tmp_path / "same.jsonl", [1.0] * 30)
+    assert main(["probe", "compare", str(a), str(b), "--json", "--fail-on", "different"]) == (
+        EXIT_FINDING
+    )
+    assert json.loads(capsys.readouterr().out)["equivalence"] == "different"
+    assert main(["probe", "compare", str(a), str(same), "--json", "--fail-on", "different"]) == 0
+    assert json.loads(capsys.readouterr().out)["equivalence"] == "equivalent"
+    assert main(["probe", "compare", str(a), str(b), "--json"]) == 0  # no gate, no failure
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["probe", "compare", str(a), str(b), "--fail-on", "worse"])
+    assert "invalid choice: 'worse'" in capsys.readouterr().err
+
+
+def test_config_replays_a_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _episodes(tmp_path / "a.jsonl", [1.0, 0.0, 1.0, 1.0] * 5)
+    b = _episodes(tmp_path / "b.jsonl", [1.0, 1.0, 0.0, 1.0] * 5)
+    argv = ["probe", "compare", str(a), str(b), "--margin", "0.2", "--seed", "7"]
+    assert main([*argv, "--out", str(tmp_path / "first"), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    recorded = tmp_path / "first" / "compare.json"
+    assert main(["probe", "compare", "--config", str(recorded), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again == first and again["meta"]["config"]["margin"] == 0.2
+    assert main(["probe", "compare", "--config", str(recorded), "--margin", "0.3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["meta"]["config"]["margin"] == 0.3  # CLI wins
+
+
+def test_config_from_another_command_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _episodes(tmp_path / "a.jsonl", [1.0, 0.0] * 5)
+    assert main(["probe", "compare", str(a), str(a), "--out", str(tmp_path / "c")]) == 0
+    capsys.readouterr()
+    recorded = tmp_path / "c" / "compare.json"
+    assert main(["leakage", str(a), "--out", str(tmp_path / "l"), "--config", str(recorded)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"toolaudit: error: {recorded}, field 'meta.command': results of "
+        "'toolaudit probe compare', not of 'leakage'"
+    )
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"results": []}))
+    assert main(["probe", "compare", "--config", str(other)]) == 2
+    assert "field 'meta.config': not a toolaudit results file" in capsys.readouterr().err
+
+
+def test_unexpected_error_is_one_line_exit_1(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import toolaudit.traces
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(toolaudit.traces, "inspect_path", boom)
+    assert main(["traces", "inspect", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "toolaudit: unexpected error: RuntimeError: disk on fire\\nsecond line "
+        "(rerun with -v for the traceback)"
+    ]
+    assert main(["traces", "inspect", str(tmp_path), "-v"]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    assert "Traceback" in caplog.text and "disk on fire" in caplog.text  # logged with -v
