@@ -292,7 +292,7 @@ OPTION_CASES: list[Case] = [
     E("redact-scoring-bogus", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--scoring", "bogus"], "--scoring", "bogus"),
     E("redact-out-file", lambda f, o: ["redact", s(f.tcr), "--out", s(f.afile), "--model", f"sklearn:{f.frozen}"], "--out", "afile.txt"),
     E("redact-tau2-file", lambda f, o: ["redact", s(f.retail), "--out", s(o), "--model", f"sklearn:{f.frozen}"], "retail__gpt-4.1__user-gpt-4.1__test40x1.json", "tau2", "traces convert"),
-    E("redact-class-from-list", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.listjson)], "list.json", "provenance"),
+    E("redact-class-from-list", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.listjson)], "list.json"),
     E("redact-class-from-missing", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.missing)], "missing.jsonl"),
     E("redact-class-from-nonutf8", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.nonutf8)], "nonutf8.jsonl"),
     E("redact-class-from-folder", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.folder)], "a_folder", "leakage.json"),
