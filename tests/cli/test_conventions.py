@@ -177,3 +177,19 @@ def test_unexpected_error_is_one_line_exit_1(
     assert main(["traces", "inspect", str(tmp_path), "-v"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
     assert "Traceback" in caplog.text and "disk on fire" in caplog.text  # logged with -v
+
+
+def test_plain_progress_eta_follows_the_current_stage() -> None:
+    out = io.StringIO()
+    ticks = iter([0.0, 10.0, 100.0, 110.0, 120.0])
+    p = PlainProgress("leakage", every=0, stream=out, clock=lambda: next(ticks))
+    p(10, 10, "tokenized")  # stage 1 complete at 10 s
+    p(1, 20, "fit 1")  # stage 2 first seen at 100 s: no rate yet
+    p(2, 20, "fit 2")  # 10 s per step since then
+    p(4, 20, "fit 4")
+    assert out.getvalue().splitlines() == [
+        "leakage: 10/10 (100%) tokenized; elapsed 10s",
+        "leakage: 1/20 (5%) fit 1; elapsed 1m40s",
+        "leakage: 2/20 (10%) fit 2; elapsed 1m50s, ETA 3m00s",
+        "leakage: 4/20 (20%) fit 4; elapsed 2m00s, ETA 1m47s",  # 20 s for 3 steps
+    ]
