@@ -250,3 +250,14 @@ def test_config_replays_leakage_feature_sets_and_switched_off_dilution(tmp_path:
     args = parser.parse_args(argv)
     assert (args.dilution, args.carrier) == (True, "tool_a")
     assert args.features == ["word_1_2", "char_wb_3_5"]  # the sub-setting does not override
+
+
+def test_plain_progress_shortens_long_labels_and_shows_control_characters() -> None:
+    out = io.StringIO()
+    p = PlainProgress("x", every=0, stream=out, clock=lambda: 0.0)
+    p(1, 1, "+".join(f"tool_{i}" for i in range(40)))
+    p(1, 1, "evil\x1b[31m")
+    first, second = out.getvalue().splitlines()
+    assert first.startswith("x: 1/1 (100%) tool_0+tool_1") and "...; elapsed 0s" in first
+    assert len(first) < 120
+    assert second == "x: 1/1 (100%) evil\\x1b[31m; elapsed 0s"

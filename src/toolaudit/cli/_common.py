@@ -154,7 +154,8 @@ class PlainProgress:
         if total:
             head += f" ({100 * done / total:.0f}%)"
         if label:
-            head += f" {label}"
+            shown = safe_text(label)
+            head += f" {shown[:77] + '...' if len(shown) > 80 else shown}"
         tail = f"elapsed {_duration(elapsed)}"
         _, since, done0 = self.stage
         if not finished and total and done > done0:
