@@ -177,3 +177,87 @@ def test_unexpected_error_is_one_line_exit_1(
     assert main(["traces", "inspect", str(tmp_path), "-v"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
     assert "Traceback" in caplog.text and "disk on fire" in caplog.text  # logged with -v
+
+
+def test_plain_progress_eta_follows_the_current_stage() -> None:
+    out = io.StringIO()
+    ticks = iter([0.0, 10.0, 100.0, 110.0, 120.0])
+    p = PlainProgress("leakage", every=0, stream=out, clock=lambda: next(ticks))
+    p(10, 10, "tokenized")  # stage 1 complete at 10 s
+    p(1, 20, "fit 1")  # stage 2 first seen at 100 s: no rate yet
+    p(2, 20, "fit 2")  # 10 s per step since then
+    p(4, 20, "fit 4")
+    assert out.getvalue().splitlines() == [
+        "leakage: 10/10 (100%) tokenized; elapsed 10s",
+        "leakage: 1/20 (5%) fit 1; elapsed 1m40s",
+        "leakage: 2/20 (10%) fit 2; elapsed 1m50s, ETA 3m00s",
+        "leakage: 4/20 (20%) fit 4; elapsed 2m00s, ETA 1m47s",  # 20 s for 3 steps
+    ]
+
+
+def test_common_options_leave_a_subcommands_own_option_alone() -> None:
+    from toolaudit.cli.main import _common_options
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", help="the subcommand's own config file")
+    parser.add_argument("-q", type=int, help="a subcommand's own -q")
+    _common_options(parser, top=False)
+    config = parser._option_string_actions["--config"]
+    assert config.help == "the subcommand's own config file"
+    assert parser._option_string_actions["-q"].type is int
+    assert "--quiet" not in parser._option_string_actions  # -q/--quiet is skipped whole
+    assert "--log-level" in parser._option_string_actions
+
+
+def test_config_replays_leakage_feature_sets_and_switched_off_dilution(tmp_path: Path) -> None:
+    from toolaudit.cli.main import apply_config
+
+    recorded = tmp_path / "leakage.json"
+    features = [{"name": "word_1_2", "min_df": 3}, {"name": "char_wb_3_5", "min_df": 3}]
+    meta = {
+        "command": "toolaudit leakage",
+        "seed": 4,
+        "config": {
+            "features": features,
+            "dilution": None,
+            "n_boot": 300,
+            "cv_folds": 3,
+            "lr": {"C": 1.0},
+        },
+    }
+    recorded.write_text(json.dumps({"meta": meta}))
+    argv = ["leakage", "data.jsonl", "--out", "o", "--config", str(recorded)]
+    parser = build_parser()
+    replayed = apply_config(parser, argv)
+    args = parser.parse_args(argv)
+    assert replayed == {
+        "features": ["word_1_2", "char_wb_3_5"],
+        "dilution": False,
+        "n_boot": 300,
+        "cv_folds": 3,
+        "seed": 4,
+    }
+    assert (args.features, args.dilution, args.n_boot, args.seed) == (
+        ["word_1_2", "char_wb_3_5"],
+        False,
+        300,
+        4,
+    )
+    meta["config"]["dilution"] = {"features": "char_wb_3_5", "carrier": "tool_a", "n_seeds": 2}
+    recorded.write_text(json.dumps({"meta": meta}))
+    parser = build_parser()
+    apply_config(parser, argv)
+    args = parser.parse_args(argv)
+    assert (args.dilution, args.carrier) == (True, "tool_a")
+    assert args.features == ["word_1_2", "char_wb_3_5"]  # the sub-setting does not override
+
+
+def test_plain_progress_shortens_long_labels_and_shows_control_characters() -> None:
+    out = io.StringIO()
+    p = PlainProgress("x", every=0, stream=out, clock=lambda: 0.0)
+    p(1, 1, "+".join(f"tool_{i}" for i in range(40)))
+    p(1, 1, "evil\x1b[31m")
+    first, second = out.getvalue().splitlines()
+    assert first.startswith("x: 1/1 (100%) tool_0+tool_1") and "...; elapsed 0s" in first
+    assert len(first) < 120
+    assert second == "x: 1/1 (100%) evil\\x1b[31m; elapsed 0s"

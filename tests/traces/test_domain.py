@@ -74,4 +74,4 @@ def test_load_domain_mistyped_criteria_names_field(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError) as info:
         load_domain(tmp_path)
     assert info.value.field == "[0].evaluation_criteria.nl_assertions"
-    assert "expected a list, got int" in str(info.value)
+    assert "expected a list, got an integer" in str(info.value)

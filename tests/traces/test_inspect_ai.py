@@ -182,3 +182,17 @@ def test_inspect_eval_suffix_on_garbage_is_bad_input(tmp_path: Path) -> None:
     bad.write_text("not a zip")
     with pytest.raises(TraceFormatError, match="truncated or corrupt .eval archive"):
         list(load_episodes(bad))
+
+
+def test_inspect_json_log_with_nan_is_read_whole(
+    logs: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    doc = json.loads(logs["a_json"].read_text())
+    doc["samples"][3]["metadata"]["ratio"] = float("nan")  # Python writes NaN; ijson cannot
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert "NaN" in path.read_text()
+    eps = list(load_episodes(path))
+    want = [e.model_dump(exclude={"source"}) for e in load_episodes(logs["a_json"])]
+    assert [e.model_dump(exclude={"source"}) for e in eps] == want
+    assert "samples[3] cannot be streamed" in caplog.text

@@ -128,3 +128,12 @@ def test_field_mapping_from_file_rejects_unknown_key(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError) as info:
         FieldMapping.from_file(mp)
     assert info.value.field == "lable_threshold"
+
+
+def test_load_mapped_messages_given_as_an_object_says_so(tmp_path: Path) -> None:
+    rows = [{"y": 1, "chat": {"role": "user", "content": "hi"}}]
+    data, mp = _write(tmp_path, rows, {"label": "y", "messages": "chat"})
+    with pytest.raises(TraceFormatError) as info:
+        list(load_examples(data, mapping=FieldMapping.from_file(mp)))
+    assert (info.value.line, info.value.field) == (1, "chat")
+    assert "expected a list of messages, got an object" in str(info.value)

@@ -132,9 +132,17 @@ class PlainProgress:
         self.clock = clock
         self.start = clock()
         self.last: float | None = None
+        # A long run reports several stages, each counting to its own total; the ETA is
+        # the current stage's rate, measured from where that stage was first seen.
+        self.stage: tuple[int, float, int] = (0, self.start, 0)  # (total, since, done)
+        self.previous = 0
 
     def __call__(self, done: int, total: int, label: str) -> None:
         now = self.clock()
+        if total != self.stage[0] or done < self.previous:
+            first = self.stage[0] == 0 and self.previous == 0
+            self.stage = (total, self.start if first else now, 0 if first else done)
+        self.previous = done
         finished = total > 0 and done >= total
         if not finished and self.last is not None and now - self.last < self.every:
             return
@@ -146,10 +154,13 @@ class PlainProgress:
         if total:
             head += f" ({100 * done / total:.0f}%)"
         if label:
-            head += f" {label}"
+            shown = safe_text(label)
+            head += f" {shown[:77] + '...' if len(shown) > 80 else shown}"
         tail = f"elapsed {_duration(elapsed)}"
-        if not finished and total and done > 0:
-            tail += f", ETA {_duration(elapsed / done * (total - done))}"
+        _, since, done0 = self.stage
+        if not finished and total and done > done0:
+            rate = (now - since) / (done - done0)
+            tail += f", ETA {_duration(rate * (total - done))}"
         stream = self.stream or sys.stderr
         stream.write(f"{head}; {tail}\n")
         stream.flush()

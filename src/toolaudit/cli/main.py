@@ -58,6 +58,7 @@ GROUP_EXAMPLES: dict[str, str] = {
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+CONFIG_METAVAR = "RESULTS.json"
 
 
 def _common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -65,31 +66,39 @@ def _common_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     # undone by the subcommand's own (absent) -v.
     default: Any = None if top else argparse.SUPPRESS
     group = parser.add_argument_group("common options (before or after the subcommand)")
-    group.add_argument(
+    taken = set(parser._option_string_actions)
+
+    def add(*flags: str, **kwargs: Any) -> None:
+        # A subcommand that defines one of these itself keeps its own (no clash at merge).
+        free = [f for f in flags if f not in taken]
+        if free and len(free) == len(flags):
+            group.add_argument(*free, **kwargs)
+
+    add(
         "-v",
         "--verbose",
         action="store_true",
         default=False if top else argparse.SUPPRESS,
         help="log debug messages (and show tracebacks of unexpected errors)",
     )
-    group.add_argument(
+    add(
         "-q",
         "--quiet",
         action="store_true",
         default=False if top else argparse.SUPPRESS,
         help="errors only: no warnings, no progress",
     )
-    group.add_argument(
+    add(
         "--log-level",
         choices=LOG_LEVELS,
         default=default,
         help="log level (default: warning; -v = debug, -q = error)",
     )
-    group.add_argument(
+    add(
         "--config",
         type=Path,
         default=default,
-        metavar="RESULTS.json",
+        metavar=CONFIG_METAVAR,
         help="replay the options recorded in a results file's meta.config (options "
         "given on the command line win)",
     )
@@ -169,6 +178,13 @@ def _config_path(argv: Sequence[str]) -> Path | None:
     return None
 
 
+def _is_switch(action: argparse.Action) -> bool:
+    return isinstance(
+        action,
+        argparse.BooleanOptionalAction | argparse._StoreTrueAction | argparse._StoreFalseAction,
+    )
+
+
 def _replay(value: Any, action: argparse.Action) -> Any:
     # Lists of records such as leakage's feature sets are replayed by their names.
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -188,10 +204,13 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
     path = _config_path(argv)
     if path is None:
         return {}
-    command, config = read_config(path)
     name, target = _target(parser, argv)
+    own = target._option_string_actions.get("--config")
+    if own is not None and own.metavar != CONFIG_METAVAR:
+        return {}  # the subcommand's own --config option, not a results file to replay
     if not name:
         raise ConfigError.invalid("--config", "a results file given to a subcommand", str(path))
+    command, config = read_config(path)
     recorded = (command or "").removeprefix("toolaudit ").strip()
     if recorded and recorded.split(" ")[0] != name.split(" ")[0]:
         from toolaudit.errors import TraceFormatError
@@ -201,11 +220,37 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
         )
     actions = {a.dest: a for a in target._actions if a.dest not in ("help", "config")}
     replayed: dict[str, Any] = {}
-    for key, value in config.items():
+    pending = list(config.items())
+    while pending:
+        key, value = pending.pop(0)
         action = actions.get(key.replace("-", "_"))
-        if action is None or value is None or isinstance(value, dict):
+        switch = action is not None and _is_switch(action)
+        if isinstance(value, dict):
+            # A sub-configuration (e.g. leakage's dilution): its keys may be options of
+            # their own (carrier), and a switch of the same name is on.
+            # (never over a key the record has at the top level, such as leakage's features)
+            pending += [
+                (k, v)
+                for k, v in value.items()
+                if k.replace("-", "_") in actions and k not in config
+            ]
+            pending += [
+                (f"{key}_{k}", v)
+                for k, v in value.items()
+                if k.replace("-", "_") not in actions and f"{key}_{k}" in actions
+            ]
+            if not switch:
+                logger.info("--config: %s is a group of settings; its options replayed", key)
+                continue
+            value = True
+        if action is None:
             logger.info("--config: %s=%r is not an option of %s; not replayed", key, value, name)
             continue
+        if value is None:
+            if not switch:
+                logger.info("--config: %s was null; its default is kept", key)
+                continue
+            value = False  # a sub-configuration recorded as null was switched off
         value = _replay(value, action)
         if action.choices is not None and not isinstance(value, list):
             if value not in action.choices:

@@ -2,8 +2,9 @@
 
 Entry points: ``detect_format``, ``load_episodes``, ``load_examples``, ``load_domain``,
 ``inspect_path`` and ``episodes_to_examples``. Supported formats are listed in
-``FORMATS`` (tau2-bench results, tau-bench trajectory lists, tau2 domain folders,
-Episode / Example JSONL, and JSONL read through a ``FieldMapping``).
+``FORMATS`` (tau2-bench results files and results folders, tau-bench trajectory lists,
+Inspect AI logs, tau2 domain folders, Episode / Example JSONL, and any JSONL read through
+a ``FieldMapping`` of JMESPath expressions into Examples or Episodes).
 """
 
 from toolaudit.traces._convert import (

@@ -190,9 +190,10 @@ def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
             except StopIteration:
                 return
             except Exception as exc:  # ijson.JSONError, IncompleteJSONError, ...
-                raise TraceFormatError(
-                    path, None, f"samples[{index}]", f"malformed JSON ({_one_line(exc)})"
-                ) from None
+                # JSON has no NaN / Infinity, but Python (and so inspect) writes them and
+                # ijson cannot stream them: then read the log whole, as inspect does.
+                yield from _rest_of_json_log(path, index, exc)
+                return
             record = _record(raw.get("id"), raw.get("epoch")) if isinstance(raw, dict) else None
             try:
                 yield EvalSample.model_validate(raw)
@@ -200,6 +201,24 @@ def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
                 where, msg = _validation_field(exc, record or f"samples[{index}]")
                 raise TraceFormatError(path, None, where, msg) from None
             index += 1
+
+
+def _rest_of_json_log(path: Path, index: int, exc: Exception) -> Iterator[EvalSample]:
+    from inspect_ai.log import read_eval_log
+
+    try:
+        log = read_eval_log(str(path))
+    except Exception:
+        raise TraceFormatError(
+            path, None, f"samples[{index}]", f"malformed JSON ({_one_line(exc)})"
+        ) from None
+    logger.warning(
+        "%s: samples[%d] cannot be streamed (%s); read the log whole instead",
+        path,
+        index,
+        _one_line(exc),
+    )
+    yield from (log.samples or [])[index:]
 
 
 def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) -> Episode:

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.traces._jsonl import iter_json_objects
 from toolaudit.traces._schema import ChatMessage, Example, ToolSection
-from toolaudit.traces._source import as_text
+from toolaudit.traces._source import as_text, kind_of
 
 FORMAT = "mapped"
 #: Mappings shipped with toolaudit, usable by name (``--mapping openai-chat``).
@@ -285,6 +285,10 @@ def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
         ]
     messages = None
     raw = get("messages", m.messages)
+    if raw is not None and not isinstance(raw, list):
+        raise TraceFormatError(
+            path, line, m.messages, f"expected a list of messages, got {kind_of(raw)}"
+        )
     if isinstance(raw, list):
         messages = [
             ChatMessage(role=as_text(x.get("role")), content=as_text(x.get("content")))

@@ -18,7 +18,7 @@ from toolaudit.errors import TraceFormatError
 from toolaudit.traces._jsonl import iter_json_objects
 from toolaudit.traces._mapping import FieldMapping, search, select
 from toolaudit.traces._schema import Episode, Message, ToolCall
-from toolaudit.traces._source import as_text
+from toolaudit.traces._source import as_text, kind_of
 
 _ROLE_ALIASES = {"developer": "system", "function": "tool", "model": "assistant", "human": "user"}
 _ROLES = ("system", "user", "assistant", "tool")
@@ -34,16 +34,6 @@ def load_mapped_episodes(path: str | Path, mapping: FieldMapping) -> Iterator[Ep
     path = Path(path)
     for lineno, obj in iter_json_objects(path):
         yield _episode(obj, mapping, path=path, line=lineno)
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        str: "a string",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-    }.get(type(value), type(value).__name__)
 
 
 def _number(value: Any, expr: str, *, path: Path, line: int, kind: str) -> float:
@@ -67,7 +57,7 @@ def _episode(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
             path,
             line,
             m.messages,
-            f"expected a list of messages, got {_kind(raw_messages)}",
+            f"expected a list of messages, got {kind_of(raw_messages)}",
         )
     trial = get("trial", m.trial, required=True)
     reward = get("reward", m.reward, required=True)

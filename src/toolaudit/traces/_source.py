@@ -73,9 +73,14 @@ def field(
         return default
     if kind is not None and not isinstance(value, kind):
         raise TraceFormatError(
-            path, line, name, f"expected {_kind_name(kind)}, got {type(value).__name__}"
+            path, line, name, f"expected {_kind_name(kind)}, got {_kind_name(type(value))}"
         )
     return value
+
+
+def kind_of(value: Any) -> str:
+    """How a JSON value's type reads in an error message: ``an object``, ``a list``, ..."""
+    return _kind_name(type(value))
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
