@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from toolaudit.report._meta import _clean
+from toolaudit.report import clean_json as _clean
 
 ProgressCallback = Callable[[int, int, str], None]
 

@@ -87,8 +87,7 @@ def _mapping(args: argparse.Namespace) -> Any:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from toolaudit.traces import inspect_path
-    from toolaudit.traces._inspect import summary_rows
+    from toolaudit.traces import inspect_path, summary_rows
 
     summary = inspect_path(args.path, format=args.format, mapping=_mapping(args))
     if args.json:

@@ -6,6 +6,7 @@ Entry points: ``detect_format``, ``load_episodes``, ``load_examples``, ``load_do
 Episode / Example JSONL, and JSONL read through a ``FieldMapping``).
 """
 
+from toolaudit.traces._contract import TRACES_AUDIT
 from toolaudit.traces._convert import (
     DEFAULT_THRESHOLD,
     ConversionCounts,
@@ -24,7 +25,7 @@ from toolaudit.traces._formats import (
     load_episodes,
     load_examples,
 )
-from toolaudit.traces._inspect import TraceSummary, inspect_path
+from toolaudit.traces._inspect import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._jsonl import append_jsonl, iter_json_objects, read_jsonl, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
@@ -38,6 +39,8 @@ from toolaudit.traces._schema import (
 )
 
 __all__ = [
+    "summary_rows",
+    "TRACES_AUDIT",
     "DEFAULT_THRESHOLD",
     "FORMATS",
     "FORMAT_NAMES",
