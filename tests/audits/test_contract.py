@@ -18,6 +18,7 @@ from toolaudit.audits import (
     load_result,
     load_results,
     run_audit,
+    write_result,
 )
 from toolaudit.cli._demo import DemoResult
 from toolaudit.cli.main import main
@@ -141,3 +142,19 @@ def test_demo_without_data_records_fallbacks_everywhere(
     report = (out / "report.md").read_text()
     assert "Fallbacks: 2 substitutions or relaxations" in report
     assert "Fallback [skipped_part] probe.compare" in report
+
+
+def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:
+    from toolaudit.faults import FaultsConfig
+    from toolaudit.faults._contract import FaultsAuditConfig
+
+    audit = load_audit("faults")
+    # tasks=0: the source is loaded (and the stand-in chosen) but no model is needed.
+    config = FaultsAuditConfig(run=FaultsConfig(tasks=0, arms=("clean", "failed"), k_max=0))
+    result = audit.run(config, out_dir=tmp_path)
+    (fb,) = result.meta.fallbacks
+    assert (fb.kind, fb.what, fb.count) == ("stand_in_data", "faults.domain", 0)
+    assert "4-task mini domain" in fb.detail
+    write_result(result, tmp_path)
+    again = load_result(tmp_path / "faults.json", audit.result_model)
+    assert again.meta.fallbacks == [fb]

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
+from toolaudit.faults._domain import mini_domain
 from toolaudit.faults._run import FaultsConfig, run_faults
 from toolaudit.report import Fallback, Section, record_fallback
 
@@ -92,12 +93,14 @@ class FaultsAudit:
         )
         extra: list[Fallback] = []
         if config.run.source == "replay" and not _has_retail(config.data_root):
+            n_tasks = len(mini_domain().tasks)
             fb = Fallback(
                 kind="stand_in_data",
                 what="faults.domain",
                 detail=f"no tau2 retail domain under the data root ({config.data_root}); "
-                "the shipped 4-task mini domain was used instead",
-                count=len({r["task"] for r in payload["rows"]}),
+                f"the shipped {n_tasks}-task mini domain was used instead (count: tasks "
+                "scored on it)",
+                count=int(payload["counts"]["tasks_scored"]),
             )
             recorded = {
                 (f.get("kind"), f.get("what")) for f in payload["meta"].get("fallbacks", [])

@@ -6,8 +6,11 @@ import importlib.metadata
 import json
 import math
 import platform
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from toolaudit.report._findings import RESULTS_SCHEMA_VERSION, Fallback
 
 _PACKAGES = ("toolaudit", "numpy", "scipy", "scikit-learn", "pydantic", "torch", "transformers")
 
@@ -23,14 +26,24 @@ def package_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
-def run_metadata(*, command: str, seed: int | None, config: dict[str, Any]) -> dict[str, Any]:
-    """The ``meta`` block of a results file. Deliberately no timestamps or host names, so
+def run_metadata(
+    *,
+    command: str,
+    seed: int | None,
+    config: dict[str, Any],
+    fallbacks: Sequence[Fallback] = (),
+) -> dict[str, Any]:
+    """The ``meta`` block of a results file (the JSON form of
+    :class:`~toolaudit.report.ResultMeta`): schema version, command, seed, configuration,
+    package versions and the run's fallbacks. Deliberately no timestamps or host names, so
     the same command with the same seed writes byte-identical files."""
     return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "command": command,
         "seed": seed,
         "config": config,
         "versions": package_versions(),
+        "fallbacks": [f.model_dump() for f in fallbacks],
     }
 
 
@@ -54,7 +67,10 @@ def clean_json(obj: Any) -> Any:
 
 
 def write_results(path: str | Path, payload: dict[str, Any]) -> Path:
-    """Write a results JSON file with stable formatting (NaN → null, sorted keys)."""
+    """Write a results JSON file with stable formatting (NaN → null, sorted keys); a
+    payload with ``meta`` but no ``schema_version`` gets the current one."""
+    if "meta" in payload and "schema_version" not in payload:
+        payload = {"schema_version": RESULTS_SCHEMA_VERSION, **payload}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(clean_json(payload), indent=2, sort_keys=True, ensure_ascii=False)
