@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -17,12 +19,14 @@ from toolaudit.audits import (
     load_audit,
     load_result,
     load_results,
+    result_meta,
     run_audit,
     write_result,
 )
 from toolaudit.cli._demo import DemoResult
 from toolaudit.cli.main import main
 from toolaudit.errors import ConfigError, DataError
+from toolaudit.report import Fallback, Section, record_fallback
 
 
 @pytest.mark.parametrize("name", list(AUDITS))
@@ -158,3 +162,55 @@ def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) ->
     write_result(result, tmp_path)
     again = load_result(tmp_path / "faults.json", audit.result_model)
     assert again.meta.fallbacks == [fb]
+
+
+@dataclass(frozen=True, slots=True)
+class ToyConfig:
+    text: str = "a b c"
+    seed: int = 0
+
+
+class ToyResult(AuditResult):
+    results_file: ClassVar[str] = "toy.json"
+
+    words: int
+
+
+class ToyAudit:
+    """A complete audit in a dozen lines: what adding one to the registry takes."""
+
+    name = "toy"
+    title = "Toy audit"
+    result_model = ToyResult
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> ToyConfig:
+        return ToyConfig(seed=seed)
+
+    def run(self, config: ToyConfig, *, out_dir: Path, progress=None) -> ToyResult:
+        fallbacks: list[Fallback] = []
+        record_fallback(fallbacks, Fallback(kind="simulated_component", what="toy.text",
+                                            detail="a fixed sentence stands in for data"))  # fmt: skip
+        meta = result_meta(command="toy", seed=config.seed, config={"text": config.text},
+                           fallbacks=fallbacks)  # fmt: skip
+        return ToyResult(schema_version=1, meta=meta, words=len(config.text.split()))
+
+    def sections(self, result: ToyResult) -> list[Section]:
+        return [Section(self.title).text(f"{result.words} words counted.")]
+
+
+TOY_AUDIT = ToyAudit()
+
+
+def test_adding_an_audit_is_one_registry_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(AUDITS, "toy", f"{__name__}:TOY_AUDIT")
+    assert main(["demo", "--out", str(tmp_path), "--only", "toy"]) == 0
+    assert load_result(tmp_path / "toy.json", ToyResult).words == 3
+    report = (tmp_path / "report.md").read_text()
+    assert "3 words counted." in report
+    assert "Fallback [simulated_component] toy.text" in report
+    demo = load_result(tmp_path / "demo.json", DemoResult)
+    assert [(p.part, p.results_file, len(p.fallbacks)) for p in demo.parts] == [
+        ("toy", "toy.json", 1)
+    ]
