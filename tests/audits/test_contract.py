@@ -54,10 +54,12 @@ FAST_PARTS = ["traces", "datasets", "probe_compare"]
 
 @pytest.fixture(scope="module")
 def demo_out(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    """The demo's fast parts through the CLI, then leakage and redaction through the
-    registry at test size (one feature set, no dilution, 200 replicates, scale 0.02)."""
+    """The demo's fast parts through the CLI, then leakage, redaction and the probe study
+    through the registry at test size (one feature set, no dilution, 200 replicates,
+    scale 0.02, one seed per probe cell). Only faults (a model run) is left out."""
     from toolaudit.leakage import FEATURE_SETS, LeakageConfig
     from toolaudit.leakage._contract import LeakageAuditConfig
+    from toolaudit.probes._contract import ProbeConfig
     from toolaudit.redaction._contract import RedactionConfig
 
     out = tmp_path_factory.mktemp("demo")
@@ -66,6 +68,7 @@ def demo_out(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pat
     leak = LeakageConfig(features=(FEATURE_SETS["char_wb_3_5"],), n_boot=200, dilution=None)
     run_audit("leakage", out, config=LeakageAuditConfig(leakage=leak))
     run_audit("redaction", out, config=RedactionConfig(scale=0.02, n_boot=200))
+    run_audit("probe", out, config=ProbeConfig(n_seeds=1, n_boot=200))
     return out
 
 
@@ -74,7 +77,7 @@ def test_every_results_file_loads_back_into_its_model_byte_for_byte(demo_out: Pa
     assert [p.part for p in demo.parts] == FAST_PARTS
     assert all(p.status == "ok" for p in demo.parts)
     loaded = load_results(demo_out)
-    assert set(loaded) == {*FAST_PARTS, "leakage", "redaction"}
+    assert set(loaded) == {*FAST_PARTS, "leakage", "redaction", "probe"}
     files = {name: load_audit(name).result_model.results_file for name in loaded}
     assert [p.results_file for p in demo.parts] == [files[n] for n in FAST_PARTS]
     for name, result in [*loaded.items(), ("demo", demo)]:
