@@ -217,3 +217,17 @@ def test_adding_an_audit_is_one_registry_line(
     assert [(p.part, p.results_file, len(p.fallbacks)) for p in demo.parts] == [
         ("toy", "toy.json", 1)
     ]
+
+
+def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out: Path) -> None:
+    from toolaudit.redaction import classes_from_leakage
+    from toolaudit.tokens import RegexSource, TokenClass
+
+    doc = json.loads((demo_out / "leakage.json").read_text())
+    classes = classes_from_leakage(demo_out)
+    assert classes
+    assert [c.name for c in classes] == [c["name"] for c in doc["provenance"]["classes"]]
+    for cls, record in zip(classes, doc["provenance"]["classes"], strict=True):
+        assert isinstance(cls, TokenClass)
+        assert cls.sources == (RegexSource(record["pattern"]),)
+        assert cls.as_json() == record  # the record leakage wrote, unchanged
