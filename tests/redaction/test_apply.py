@@ -15,6 +15,7 @@ from toolaudit.redaction import (
     make_class,
     redact_example,
     redact_examples,
+    redact_row,
     trim_examples,
 )
 from toolaudit.traces import ChatMessage, Example, ToolSection
@@ -78,12 +79,36 @@ def test_redact_example_peptide_uses_the_rows_own_value_everywhere() -> None:
     assert sum(counts.values()) == 2 + 2 + 1 + 1 + 2  # prompt, user msg, tool 5, field, meta
 
 
-def test_redact_example_respects_token_edges() -> None:
+def test_redact_row_respects_token_edges_and_the_substring_scan_reports_glued_copies() -> None:
     cls = make_class("code", [RegexSource(r"code=(\w+)")])
     row = _row().model_copy(update={"prompt": "code=AB1 then AB1, xAB1 and AB12 and _AB1."})
-    new, _, values = redact_example(row, cls)
-    assert values == ["AB1"]
-    assert new.prompt == "code=<CODE> then <CODE>, xAB1 and AB12 and _<CODE>."
+    out = redact_row(row, cls)
+    assert out.values == ["AB1"]
+    assert out.example.prompt == "code=<CODE> then <CODE>, xAB1 and AB12 and _<CODE>."
+    # Replacement is token-edge aware; the residual scan is plain substring search.
+    assert [(r.path, r.value, r.count) for r in out.residuals] == [("prompt", "AB1", 2)]
+    with pytest.raises(RedactionResidualError, match="field 'prompt' still contains 'AB1'"):
+        redact_example(row, cls)
+
+
+def test_residual_scan_catches_a_url_encoded_copy_under_meta_that_the_patterns_miss() -> None:
+    cls = BUILTIN_CLASSES["pdb_id"]
+    clean = redact_examples([_row("2X7Q"), _row("5N6F", label=0)], cls)
+    assert clean.residuals == 0 and clean.checked_values == 2
+    planted = _row("5N6F", label=0)
+    planted = planted.model_copy(
+        update={
+            "meta": {**planted.meta, "source_url": "https://db.example/q?pdb%3D5N6F%26chain%3DA"}
+        }
+    )
+    assert collect_values(planted.model_dump(), cls) == ["5N6F"]
+    dirty = redact_examples([_row("2X7Q"), planted], cls)
+    assert dirty.residuals == 1
+    assert dirty.notes == [
+        "residual after redacting class 'pdb_id': row 'row-5N6F', field 'meta.source_url' "
+        "still contains '5N6F'"
+    ]
+    assert "pdb%3D5N6F%26" in dirty.examples[1].meta["source_url"]  # the patterns missed it
 
 
 def test_check_residuals_raises_on_a_planted_residual() -> None:

@@ -13,6 +13,7 @@ from toolaudit.errors import DataError
 from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
 from toolaudit.redaction import (
     BUILTIN_CLASSES,
+    RedactionResidualError,
     RedactionResult,
     RegexSource,
     default_classes,
@@ -145,3 +146,46 @@ def test_run_redaction_with_an_uncached_model_counts_every_request() -> None:
     assert red.auroc == pytest.approx(0.5) and red.scores == pytest.approx((0.2,) * 12)
     assert red.delta == pytest.approx(orig.auroc - 0.5)
     assert red.replacements == 6 + 5 and red.rows_affected == 6
+
+
+def test_run_redaction_refuses_to_score_when_a_planted_copy_survives(
+    controlled: tuple[list[Example], object, Path], tmp_path: Path
+) -> None:
+    examples, pipe, _ = controlled
+    rows = select_rows(examples, eval_filter={"split": ["test"]}, limit=20, seed=0)
+    model = CachedModel(
+        SklearnModel.from_pipeline(pipe, identity="sklearn:test-refuse"), tmp_path / "c.sqlite"
+    )
+    clean = run_redaction(rows, model, classes=[BUILTIN_CLASSES["pdb_id"]], seed=0, n_boot=50)
+    assert clean.residual_check["residuals"] == 0
+    assert clean.residual_check["values_checked"] >= len(rows)
+    pdb = rows[3].meta["pdb_id"]
+    url = f"https://rcsb.example/search?q%3D{pdb}%26type%3Dentry"
+    planted = [*rows[:3], rows[3].model_copy(update={"meta": {**rows[3].meta, "url": url}}),
+               *rows[4:]]  # fmt: skip
+    fresh = CachedModel(
+        SklearnModel.from_pipeline(pipe, identity="sklearn:test-refuse2"), tmp_path / "d.sqlite"
+    )
+    with pytest.raises(RedactionResidualError, match=rf"pdb_id: 1\); first: .*'meta\.url'.*{pdb}"):
+        run_redaction(planted, fresh, classes=[BUILTIN_CLASSES["pdb_id"]], seed=0, n_boot=50)
+    assert fresh.calls["made"] == 0  # refused before any model call
+
+
+def test_run_redaction_records_invalid_answers_and_empty_classes_as_fallbacks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rows = [
+        Example(id=f"r{i}", label=int(i < 4), group="G", split="test",
+                prompt=("BIND " if i < 3 else "") + ("GARBLE " if i == 7 else "") + f"row {i}")
+        for i in range(8)
+    ]  # fmt: skip
+    nothing = make_class("nothing", [RegexSource(r"(ZZZ\d+)")])
+    with caplog.at_level("WARNING"):
+        res = run_redaction(rows, KeywordModel(), classes=[nothing], scoring="generate", n_boot=50)
+    got = {(f.kind, f.what, f.count) for f in res.fallbacks}
+    assert got == {
+        ("other", "redaction.original.invalid_answers", 1),
+        ("other", "redaction.nothing.invalid_answers", 1),
+        ("empty_pool", "redaction.nothing", 0),
+    }
+    assert "Fallback [empty_pool] redaction.nothing" in caplog.text

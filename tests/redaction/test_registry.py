@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from toolaudit.redaction import (
     FieldSource,
     RecordSource,
     RegexSource,
+    TokenClass,
     classes_from_leakage,
     default_classes,
     parse_class_specs,
@@ -62,17 +64,46 @@ def test_placeholder_for_uppercases_the_name() -> None:
     assert placeholder_for("file path") == "<FILE_PATH>"
 
 
-def test_classes_from_leakage_reads_provenance_classes(tmp_path: Path) -> None:
-    doc = {"provenance": {
-        "features": [{"scope": "thermompnn_ddg", "term": "_21"}],
-        "classes": [
-            {"name": "thermompnn_csv_path", "kind": "regex", "pattern": r"inference_([0-9A-Z]{4})\.csv"},
-            {"name": "bad", "kind": "regex", "pattern": "no group"},
-        ]}}  # fmt: skip
+def _leakage_doc(classes: list[dict]) -> dict:
+    return {"scopes": [], "provenance": {"features": [], "classes": classes},
+            "prefix_lookup": None, "dilution": None, "partition": {}, "tools": [],
+            "meta": {"command": "toolaudit leakage", "seed": 0}}  # fmt: skip
+
+
+def test_classes_from_leakage_loads_the_typed_candidates(tmp_path: Path) -> None:
+    doc = _leakage_doc([
+        {"name": "thermompnn_ddg.thermompnn_csv_path", "kind": "regex",
+         "pattern": r"inference_([0-9A-Z]{4})\.csv", "tools": ["thermompnn_ddg"],
+         "support": 12, "example_values": ["1ABC"], "score": 0.4},
+        {"name": "interface_analysis.complex_id", "kind": "regex",
+         "pattern": r"complex_id\s*[:=]\s*(\w+)"},
+    ])  # fmt: skip
     (tmp_path / "leakage.json").write_text(json.dumps(doc))
     classes = classes_from_leakage(tmp_path)
-    assert [c.name for c in classes] == ["thermompnn_csv_path"]
+    assert [c.name for c in classes] == [
+        "thermompnn_ddg.thermompnn_csv_path", "interface_analysis.complex_id"]  # fmt: skip
     assert classes[0].sources == (RegexSource(r"inference_([0-9A-Z]{4})\.csv"),)
+    assert classes[0].placeholder == "<THERMOMPNN_DDG_THERMOMPNN_CSV_PATH>"
+    assert (classes[0].support, classes[0].examples, classes[0].tools) == (
+        12, ("1ABC",), ("thermompnn_ddg",))  # fmt: skip
+    assert TokenClass.from_json(classes[0].as_json()) == classes[0]
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ({"name": "bad", "kind": "regex", "pattern": "no group"}, "provenance.classes.0.pattern"),
+        ({"name": "bad", "kind": "regex"}, "provenance.classes.0.pattern"),
+        ({"name": "bad", "kind": "field", "pattern": "(x)"}, "provenance.classes.0.kind"),
+        ({"regex": "(x)", "token_class": "guess"}, "provenance.classes.0.name"),
+    ],
+)
+def test_classes_from_leakage_rejects_an_invalid_candidate_naming_the_field(
+    tmp_path: Path, entry: dict, field: str
+) -> None:
+    (tmp_path / "leakage.json").write_text(json.dumps(_leakage_doc([entry])))
+    with pytest.raises(DataError, match=rf"leakage\.json: field '{re.escape(field)}'"):
+        classes_from_leakage(tmp_path)
 
 
 def test_classes_from_leakage_missing_file_names_the_path(tmp_path: Path) -> None:

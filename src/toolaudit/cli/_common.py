@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from toolaudit.errors import ConfigError
-from toolaudit.report._meta import _clean
+from toolaudit.report import clean_json as _clean
 
 ProgressCallback = Callable[[int, int, str], None]
 ProgressMode = Literal["auto", "rich", "plain", "off"]

@@ -1,34 +1,59 @@
-"""``toolaudit demo``: every audit on embedded defaults, one HTML report."""
+"""``toolaudit demo``: every registered audit on embedded defaults, one HTML report.
+
+The parts are the audit registry (:data:`toolaudit.audits.AUDITS`), in its order: each
+audit's demo configuration is run, its results file written and loaded through its model,
+and its report sections rendered with a note per fallback. The overview lists every
+part's status and every fallback.
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
+from pydantic import BaseModel, ConfigDict
+
+from toolaudit.audits import (
+    AUDITS,
+    AuditResult,
+    Fallback,
+    audit_sections,
+    load_audit,
+    result_meta,
+    write_result,
+)
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, progress
 from toolaudit.cli._validate import output_dir, seed
 from toolaudit.errors import ToolAuditError
-from toolaudit.report import Section, write_report, write_results
-from toolaudit.report._meta import run_metadata
+from toolaudit.report import Section, write_report
 
 logger = logging.getLogger(__name__)
 
-# (part name, package exposing demo_sections), in report order.
-PARTS: list[tuple[str, str]] = [
-    ("traces", "toolaudit.traces"),
-    ("datasets", "toolaudit.datasets"),
-    ("leakage", "toolaudit.leakage"),
-    ("redaction", "toolaudit.redaction"),
-    ("probe", "toolaudit.probes"),
-    ("faults", "toolaudit.faults"),
-]
+
+class DemoPart(BaseModel):
+    """One part of the demo: its status, results file and fallbacks."""
+
+    model_config = ConfigDict(extra="allow")
+
+    part: str
+    status: str
+    results_file: str | None = None
+    fallbacks: list[Fallback] = []
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+class DemoResult(AuditResult):
+    """``demo.json``: the parts run, in order."""
+
+    results_file: ClassVar[str] = "demo.json"
+
+    parts: list[DemoPart]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` subcommand."""
     p = add_parser(
         sub,
@@ -36,12 +61,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run every audit on embedded defaults and write DIR/report.html",
         example="toolaudit demo --out demo-out",
         description=(
-            "Runs every audit on embedded defaults: the controlled tcr-shortcut benchmark "
-            "(leakage, redaction with the controlled frozen model), the researchops probe "
-            "study, and fault readings with the embedded Gemma 3 270M model. Parts that need "
-            "the public tau2-bench / tau-bench files read them from --data-root and are "
-            "skipped, with a line in the report, when absent. Writes each audit's JSON, "
-            "report.md and a self-contained report.html into --out."
+            "Runs every registered audit on embedded defaults: the public trace summary, "
+            "the controlled tcr-shortcut benchmark (leakage, redaction with the controlled "
+            "frozen model), the researchops probe study and its paired comparison on tau2 "
+            "retail, and fault readings with the embedded model. Parts that need the public "
+            "tau2-bench / tau-bench files read them from --data-root; without them a part "
+            "is skipped or uses stand-in data, and says so (a fallback in its results' "
+            "meta.fallbacks, a warning, a note in the report and a row in the overview). "
+            "Writes each audit's JSON, demo.json, report.md and a self-contained report.html "
+            "into --out."
         ),
     )
     p.add_argument("--out", type=output_dir, required=True, help="output folder")
@@ -49,61 +77,85 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only",
         nargs="+",
-        choices=[name for name, _ in PARTS],
+        choices=list(AUDITS),
         default=None,
-        help="run only these parts",
+        help="run only these parts (registry names)",
     )
     add_data_root(p)
     p.set_defaults(func=run)
 
 
+def _overview(
+    data_root: Path | None, seed: int, parts: list[DemoPart], timings: list[float]
+) -> Section:
+    fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
+    ok = sum(p.status == "ok" for p in parts)
+    overview = Section("Overview").text(
+        f"toolaudit demo on embedded defaults: {ok} of {len(parts)} parts ran, with "
+        f"{len(fallbacks)} fallbacks. Public data root: "
+        + (str(data_root) if data_root else "not found")
+        + f". Seed {seed}."
+    )
+    overview.table(
+        "Parts run",
+        ["part", "status", "results", "fallbacks", "seconds"],
+        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), round(t, 1)]
+         for p, t in zip(parts, timings, strict=True)],
+    )  # fmt: skip
+    if fallbacks:
+        overview.table(
+            f"Fallbacks: {len(fallbacks)} substitutions or relaxations, each recorded in its "
+            "part's meta.fallbacks",
+            ["part", "kind", "component", "detail", "count"],
+            [[part, f.kind, f.what, f.detail, f.count] for part, f in fallbacks],
+        )
+    return overview
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the demo parts in order; a failing part is reported and the rest still run."""
+    """Run the registered audits in order; a failing part is reported and the rest run."""
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     data_root = args.data_root or default_data_root()
     if data_root is not None and not data_root.is_dir():
         raise ToolAuditError(f"--data-root {data_root}: no such folder")
-    wanted = args.only or [name for name, _ in PARTS]
+    wanted = args.only or list(AUDITS)
     sections: list[Section] = []
-    timings: list[list[object]] = []
-    failed: list[str] = []
-    for name, package in PARTS:
+    parts: list[DemoPart] = []
+    timings: list[float] = []
+    for name in AUDITS:
         if name not in wanted:
             continue
         start = time.perf_counter()
         print(f"[demo] {name} ...", file=sys.stderr, flush=True)
+        audit = load_audit(name)
         try:
-            module = importlib.import_module(package)
-            with progress(f"{name}") as cb:
-                sections += module.demo_sections(
-                    out, data_root=data_root, seed=args.seed, progress=cb
-                )
-            status = "ok"
+            config = audit.demo_config(seed=args.seed, data_root=data_root)
+            with progress(name) as cb:
+                result = audit.run(config, out_dir=out, progress=cb)
+            path = write_result(result, out)
+            sections += audit_sections(audit, result)
+            part = DemoPart(
+                part=name,
+                status="ok",
+                results_file=str(path.relative_to(out)),
+                fallbacks=result.meta.fallbacks,
+            )
         except ToolAuditError as exc:
-            status = f"failed: {exc}"
-            failed.append(name)
-            sections.append(Section(name).text(f"This part failed: {exc}"))
+            part = DemoPart(part=name, status=f"failed: {exc}")
+            sections.append(Section(audit.title).text(f"This part failed: {exc}"))
         elapsed = time.perf_counter() - start
-        timings.append([name, status, round(elapsed, 1)])
-        print(f"[demo] {name}: {status} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
-    overview = Section("Overview").text(
-        "toolaudit demo on embedded defaults. Public data root: "
-        + (str(data_root) if data_root else "not found (parts that need it were skipped)")
-        + f". Seed {args.seed}."
+        parts.append(part)
+        timings.append(elapsed)
+        print(f"[demo] {name}: {part.status} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+    meta = result_meta(
+        command="demo",
+        seed=args.seed,
+        config={"data_root": bool(data_root), "only": wanted},
+        fallbacks=[f for p in parts for f in p.fallbacks],
     )
-    overview.table("Parts run", ["part", "status", "seconds"], timings)
-    write_results(
-        out / "demo.json",
-        {
-            "parts": [{"part": n, "status": s} for n, s, _ in timings],
-            "meta": run_metadata(
-                command="demo",
-                seed=args.seed,
-                config={"data_root": bool(data_root), "only": wanted},
-            ),
-        },
-    )
+    write_result(DemoResult(schema_version=meta.schema_version, meta=meta, parts=parts), out)
+    overview = _overview(data_root, args.seed, parts, timings)
     path = write_report(out, "toolaudit demo report", [overview, *sections])
     print(f"report: {path}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if any(p.status != "ok" for p in parts) else 0

@@ -93,8 +93,7 @@ def register(sub: Any) -> None:
 
 def _config(args: argparse.Namespace) -> Any:
     from toolaudit.errors import ConfigError
-    from toolaudit.leakage import DilutionConfig, LeakageConfig
-    from toolaudit.leakage._features import feature_specs
+    from toolaudit.leakage import DilutionConfig, LeakageConfig, feature_specs
 
     specs = feature_specs(args.features)
     overrides: dict[str, int] = {}
@@ -139,8 +138,7 @@ def _config(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``leakage.json``, ``report.md`` and ``report.html``."""
     from toolaudit.errors import ConfigError, DataError
-    from toolaudit.leakage import run_leakage
-    from toolaudit.leakage._report import leakage_sections, write_leakage
+    from toolaudit.leakage import leakage_sections, run_leakage, write_leakage
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, load_examples
 

@@ -190,8 +190,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     from toolaudit.models import save_pipeline, train_controlled_model
-    from toolaudit.traces._jsonl import read_jsonl
-    from toolaudit.traces._schema import Example
+    from toolaudit.traces import Example, read_jsonl
 
     path = args.data / "examples.jsonl" if args.data.is_dir() else args.data
     if not path.is_file():

@@ -29,7 +29,8 @@ RUN_CONFIG = "run_config.json"
 
 def _normal(config: dict[str, Any]) -> dict[str, Any]:
     # Round-trip through JSON so tuples and lists, or int and float keys, compare equal.
-    return json.loads(json.dumps(config, sort_keys=True, default=str))
+    normal: dict[str, Any] = json.loads(json.dumps(config, sort_keys=True, default=str))
+    return normal
 
 
 def check_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CONFIG) -> None:

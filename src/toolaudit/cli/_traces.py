@@ -98,8 +98,7 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from toolaudit.traces import inspect_path
-    from toolaudit.traces._inspect import summary_rows
+    from toolaudit.traces import inspect_path, summary_rows
 
     summary = inspect_path(args.path, format=args.format, mapping=load_mapping(args))
     if args.json:

@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # subcommand not part of this build
+            if exc.name == module_name:  # subcommand not part of this build: say so
+                logging.getLogger(__name__).warning("subcommand module %s is missing", module_name)
                 continue
             raise
         module.register(sub)

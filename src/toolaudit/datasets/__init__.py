@@ -4,6 +4,7 @@
 with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut``.
 """
 
+from toolaudit.datasets._contract import DATASETS_AUDIT
 from toolaudit.datasets._demo import demo_sections
 from toolaudit.datasets._identifiers import BATCHES, GROUP_STRENGTH, prefix_auroc
 from toolaudit.datasets._plan import TCR_TABLE2, Cell, plan_counts, validate_scale
@@ -18,6 +19,7 @@ from toolaudit.datasets._tcr_shortcut import (
 from toolaudit.datasets._tcr_tools import TCR_FORMAT_PATTERNS, TCR_TOOLS
 
 __all__ = [
+    "DATASETS_AUDIT",
     "BATCHES",
     "DATASETS",
     "DATASET_NAME",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolaudit.faults._contract import FAULTS_AUDIT
 from toolaudit.faults._domain import Action, FaultDomain, FaultTask, load_retail_domain, mini_domain
 from toolaudit.faults._engine import CachedScorer, NaiveScorer
 from toolaudit.faults._readings import ActionDistribution, action_distribution, task_readings
@@ -26,6 +27,7 @@ from toolaudit.faults._summary import summarize, table_rows
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "FAULTS_AUDIT",
     "ARMS",
     "READ_TOOLS",
     "REREAD_TOOLS",

@@ -11,14 +11,17 @@ from toolaudit.leakage._audit import (
     ScopeResult,
     run_leakage,
 )
+from toolaudit.leakage._contract import LEAKAGE_AUDIT
 from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
-from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec
+from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs
 from toolaudit.leakage._partition import Partition, Selection, make_partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import demo_sections, leakage_sections, write_leakage
 
 __all__ = [
+    "feature_specs",
+    "LEAKAGE_AUDIT",
     "FEATURE_SETS",
     "CorpusSpec",
     "DilutionConfig",

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolaudit.tokens import TokenClass as TokenClass  # the one token-class type (issue 14)
+
 _KEY_LINE = re.compile(r"^\s*([A-Za-z_][\w .\-/]{0,60}?)\s*[:=]\s*(.*)$")
 _PAIR = re.compile(r"(?:^|(?<=[\s,;{(\[]))([A-Za-z_][\w.\-/]{0,60}?)\s*[:=](?!/)")
 _MAX_ROWS = 400
@@ -191,40 +193,6 @@ def infer_pattern(key: str, values: list[str], term: str) -> tuple[str, str]:
         desc = f"value after `{anchor}`" if anchor else f"value before `{suffix}`"
         return pattern, desc + f" in field `{key}`"
     return re.escape(key) + r"\s*[:=]\s*" + f"({cls})", f"value of `{key}`"
-
-
-@dataclass(frozen=True, slots=True)
-class TokenClass:
-    """A candidate token class, ready for the redaction audit."""
-
-    name: str
-    pattern: str
-    description: str
-    tools: tuple[str, ...]
-    fields: tuple[str, ...]
-    support: int
-    distinct_values: int
-    examples: tuple[str, ...]
-    score: float
-    terms: tuple[str, ...]
-    same_values_as: tuple[str, ...] = ()
-
-    def as_json(self) -> dict[str, Any]:
-        """The JSON record (``kind`` is always ``regex``)."""
-        return {
-            "name": self.name,
-            "kind": "regex",
-            "pattern": self.pattern,
-            "description": self.description,
-            "tools": list(self.tools),
-            "fields": list(self.fields),
-            "support": self.support,
-            "distinct_values": self.distinct_values,
-            "example_values": list(self.examples),
-            "score": self.score,
-            "terms": list(self.terms),
-            "same_values_as": list(self.same_values_as),
-        }
 
 
 def captures(pattern: str, texts: list[str]) -> list[str | None]:

@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.stats import auroc
-from toolaudit.stats._bootstrap_fast import bootstrap_auroc_fast as bootstrap_auroc
+from toolaudit.stats import auroc, bootstrap_auroc
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from toolaudit.errors import DataError, ModelError
 from toolaudit.models._base import cut_at_stop
-from toolaudit.traces._schema import Example
+from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
 

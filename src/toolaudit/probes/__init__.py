@@ -7,6 +7,7 @@ suite), :func:`compare_files` (two imported result files as a paired comparison)
 
 from toolaudit.probes._analysis import Run, analyze_runs, reduce_records
 from toolaudit.probes._compare import compare_files, compare_sides, read_side, rerun_flips
+from toolaudit.probes._contract import PROBE_AUDIT, PROBE_COMPARE_AUDIT
 from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
 from toolaudit.probes._judge import VerdictRecord, judge_audit, read_verdicts, simulate_verdicts
 from toolaudit.probes._mutations import (
@@ -31,6 +32,8 @@ from toolaudit.probes._study import analyze_study, findings, load_records, run_p
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
 
 __all__ = [
+    "PROBE_AUDIT",
+    "PROBE_COMPARE_AUDIT",
     "CONDITIONS",
     "POLICIES",
     "Agent",

@@ -35,11 +35,11 @@ from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.stats import (
     Interval,
     bonferroni,
+    cluster_mean_bootstrap,
     equivalence_verdict,
     holm,
     mcnemar_exact,
 )
-from toolaudit.stats._paired import cluster_mean_bootstrap
 from toolaudit.traces import Episode
 
 # Probes whose gap a gap-only leaderboard would read as robustness (not the controls).

@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from toolaudit.errors import DataError
-from toolaudit.stats import equivalence_verdict, mcnemar_exact
-from toolaudit.stats._paired import cluster_mean_bootstrap
+from toolaudit.stats import cluster_mean_bootstrap, equivalence_verdict, mcnemar_exact
 from toolaudit.traces import Episode, load_episodes
 
 NORMAL_ENDINGS = {None, "user_stop", "agent_stop", "submitted"}

@@ -25,8 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.errors import DataError
 from toolaudit.probes._analysis import Run
-from toolaudit.stats import cohen_kappa
-from toolaudit.stats._paired import cluster_mean_bootstrap
+from toolaudit.stats import cluster_mean_bootstrap, cohen_kappa
 from toolaudit.traces import read_jsonl
 
 Verdict = Literal["pass", "fail", "insufficient"]

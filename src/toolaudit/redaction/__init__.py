@@ -15,10 +15,14 @@ from toolaudit.redaction._apply import (
     LOCATIONS,
     RedactionOutcome,
     RedactionResidualError,
+    Residual,
+    RowRedaction,
     check_residuals,
     collect_values,
+    find_residuals,
     redact_example,
     redact_examples,
+    redact_row,
     redact_text,
 )
 from toolaudit.redaction._audit import (
@@ -27,17 +31,8 @@ from toolaudit.redaction._audit import (
     run_redaction,
     select_rows,
 )
-from toolaudit.redaction._classes import (
-    DetectorSource,
-    FieldSource,
-    RecordSource,
-    RegexSource,
-    TokenClass,
-    make_class,
-    placeholder_for,
-)
+from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionResults
 from toolaudit.redaction._demo import demo_sections
-from toolaudit.redaction._detectors import DETECTOR_PATTERNS, FORMAT_PATTERNS, detect
 from toolaudit.redaction._registry import (
     BUILTIN_CLASSES,
     classes_from_leakage,
@@ -45,7 +40,13 @@ from toolaudit.redaction._registry import (
     is_controlled,
     parse_class_specs,
 )
-from toolaudit.redaction._report import report_sections, result_payload, write_outputs
+from toolaudit.redaction._report import (
+    finding_sentence,
+    report_sections,
+    result_payload,
+    variant_findings,
+    write_outputs,
+)
 from toolaudit.redaction._scoring import (
     INVALID_SCORE,
     SCORINGS,
@@ -55,8 +56,22 @@ from toolaudit.redaction._scoring import (
     score_rows,
 )
 from toolaudit.redaction._trim import trim_example, trim_examples
+from toolaudit.tokens import (
+    DETECTOR_PATTERNS,
+    FORMAT_PATTERNS,
+    DetectorSource,
+    FieldSource,
+    RecordSource,
+    RegexSource,
+    TokenClass,
+    detect,
+    make_class,
+    placeholder_for,
+)
 
 __all__ = [
+    "REDACTION_AUDIT",
+    "RedactionResults",
     "BUILTIN_CLASSES",
     "DETECTOR_PATTERNS",
     "FORMAT_PATTERNS",
@@ -68,6 +83,8 @@ __all__ = [
     "RecordSource",
     "RedactionOutcome",
     "RedactionResidualError",
+    "Residual",
+    "RowRedaction",
     "RedactionResult",
     "RegexSource",
     "RowScores",
@@ -77,6 +94,8 @@ __all__ = [
     "classes_from_leakage",
     "collect_values",
     "default_classes",
+    "find_residuals",
+    "finding_sentence",
     "demo_sections",
     "detect",
     "is_controlled",
@@ -86,6 +105,7 @@ __all__ = [
     "parse_class_specs",
     "placeholder_for",
     "redact_example",
+    "redact_row",
     "redact_examples",
     "redact_text",
     "report_sections",
@@ -95,5 +115,6 @@ __all__ = [
     "select_rows",
     "trim_example",
     "trim_examples",
+    "variant_findings",
     "write_outputs",
 ]

@@ -1,5 +1,5 @@
-"""Apply one token class to every prompt-bearing field of every row, then prove that no
-redacted value survives (a residual is an error, not a warning).
+"""Apply one token class to every prompt-bearing field of every row, then look for any
+redacted value that survives (the audit refuses to score a class with residuals).
 
 Prompt-bearing fields of an :class:`~toolaudit.traces.Example`: ``prompt``, every
 message's ``content``, every tool section's ``content`` (the evidence), every value of
@@ -12,7 +12,9 @@ original record (text sources over all prompt-bearing strings, record sources fr
 record itself); (2) the matched spans are replaced; (3) every remaining occurrence of each
 collected value is replaced in every prompt-bearing field (token-edge aware, longest value
 first), so an id redacted from a file name is also caught in ``complex_id`` and in the
-meta copies; (4) the residual check re-reads the redacted record. In ``spans`` mode (the
+meta copies; (4) the residual check re-reads the redacted record and searches every
+prompt-bearing string for each recorded value by plain substring search, independent of
+the patterns, and re-runs the class's text sources. In ``spans`` mode (the
 format class) only step (2) applies, repeated until nothing matches.
 """
 
@@ -22,11 +24,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from toolaudit.errors import DataError
-from toolaudit.redaction._classes import TokenClass, record_values, text_matches, values_in_text
-from toolaudit.redaction._detectors import L, R
+from toolaudit.tokens import L, R, TokenClass, record_values, text_matches, values_in_text
 from toolaudit.traces import Example
 
 _MAX_PASSES = 5
@@ -172,30 +173,67 @@ def collect_values(record: dict[str, Any], cls: TokenClass) -> list[str]:
     return sorted(v.strip() for v in found if v.strip() and not _PLACEHOLDER.fullmatch(v.strip()))
 
 
-def check_residuals(example: Example, cls: TokenClass, values: Sequence[str]) -> None:
-    """Raise :class:`RedactionResidualError` if any of ``values`` (token-edge aware) or any
-    token the class's text sources match survives in a prompt-bearing field."""
-    pattern = value_pattern(values) if cls.mode == "values" else None
+@dataclass(frozen=True, slots=True)
+class Residual:
+    """A redacted value (or a token the class still matches) found after redaction."""
+
+    row: str
+    path: str
+    value: str
+    count: int
+    kind: Literal["value", "pattern"]
+
+    def message(self, cls_name: str) -> str:
+        """One line naming the class, row, field and what survived."""
+        what = "still contains" if self.kind == "value" else "still matches"
+        return (
+            f"residual after redacting class {cls_name!r}: row {self.row!r}, field "
+            f"'{self.path}' {what} {self.value!r}"
+        )
+
+
+def find_residuals(example: Example, cls: TokenClass, values: Sequence[str]) -> list[Residual]:
+    """Every survivor in the prompt-bearing fields of a redacted row.
+
+    Independent of the class's patterns, each value recorded during redaction is looked
+    for by plain substring search (so a copy glued to other characters, as in URL-encoded
+    text, is found although the token-edge-aware replacement missed it); then the class's
+    text sources are run again. Placeholders are blanked out first.
+    """
+    out: list[Residual] = []
+    wanted = sorted(set(values), key=lambda v: (-len(v), v))
     for path, text in prompt_strings(example.model_dump()):
         masked = _mask(text)
-        hit = pattern.search(masked) if pattern is not None else None
-        if hit is not None:
-            raise RedactionResidualError(
-                f"residual after redacting class {cls.name!r}: row {example.id!r}, field "
-                f"'{path}' still contains {hit.group(0)!r}"
-            )
-        spans = _source_spans(cls, masked)
-        if spans:
-            s, e = spans[0]
-            raise RedactionResidualError(
-                f"residual after redacting class {cls.name!r}: row {example.id!r}, field "
-                f"'{path}' still matches {masked[s:e]!r}"
-            )
+        for value in wanted:
+            n = masked.count(value)
+            if n:
+                out.append(Residual(example.id, path, value, n, "value"))
+        for s, e in _source_spans(cls, masked):
+            out.append(Residual(example.id, path, masked[s:e], 1, "pattern"))
+    return out
 
 
-def redact_example(example: Example, cls: TokenClass) -> tuple[Example, Counter[str], list[str]]:
-    """Redact one row with one class; returns the new row, replacements per location
-    and the values collected. The residual check runs before returning."""
+def check_residuals(example: Example, cls: TokenClass, values: Sequence[str]) -> None:
+    """Raise :class:`RedactionResidualError` naming the first survivor that
+    :func:`find_residuals` reports."""
+    found = find_residuals(example, cls, values)
+    if found:
+        raise RedactionResidualError(found[0].message(cls.name))
+
+
+@dataclass(frozen=True, slots=True)
+class RowRedaction:
+    """One row redacted with one class: the new row, replacements per location, the
+    values recorded, and what survived."""
+
+    example: Example
+    counts: Counter[str]
+    values: list[str]
+    residuals: list[Residual]
+
+
+def redact_row(example: Example, cls: TokenClass) -> RowRedaction:
+    """Redact one row with one class and scan it for residuals (never raises on them)."""
     record = example.model_dump()
     values = collect_values(record, cls) if cls.mode == "values" else []
     pattern = value_pattern(values)
@@ -208,26 +246,45 @@ def redact_example(example: Example, cls: TokenClass) -> tuple[Example, Counter[
         return new
 
     redacted = Example.model_validate(map_prompt_strings(record, fn))
-    check_residuals(redacted, cls, values)
-    return redacted, counts, values
+    return RowRedaction(redacted, counts, values, find_residuals(redacted, cls, values))
+
+
+def redact_example(example: Example, cls: TokenClass) -> tuple[Example, Counter[str], list[str]]:
+    """Redact one row with one class; returns the new row, replacements per location
+    and the values collected.
+
+    Raises:
+        RedactionResidualError: a recorded value or a class match survives.
+    """
+    out = redact_row(example, cls)
+    if out.residuals:
+        raise RedactionResidualError(out.residuals[0].message(cls.name))
+    return out.example, out.counts, out.values
 
 
 def redact_examples(examples: Sequence[Example], cls: TokenClass) -> RedactionOutcome:
-    """Apply ``cls`` to every row; labels and reference answers are untouched."""
+    """Apply ``cls`` to every row; labels and reference answers are untouched.
+
+    ``residuals`` counts the survivors :func:`find_residuals` reports over all rows (the
+    first few are described in ``notes``); the caller decides to refuse scoring.
+    """
     rows: list[Example] = []
     total: Counter[str] = Counter()
     affected = 0
     distinct: set[str] = set()
     checked = 0
+    residuals: list[Residual] = []
     for ex in examples:
-        new, counts, values = redact_example(ex, cls)
+        out = redact_row(ex, cls)
+        new = out.example
         if new.label != ex.label or new.answer != ex.answer:  # pragma: no cover - invariant
             raise RedactionResidualError(f"row {ex.id!r}: label or answer changed by redaction")
         rows.append(new)
-        total.update(counts)
-        affected += bool(counts)
-        distinct.update(values)
-        checked += len(values)
+        total.update(out.counts)
+        affected += bool(out.counts)
+        distinct.update(out.values)
+        checked += len(out.values)
+        residuals += out.residuals
     return RedactionOutcome(
         name=cls.name,
         placeholder=cls.placeholder,
@@ -236,6 +293,7 @@ def redact_examples(examples: Sequence[Example], cls: TokenClass) -> RedactionOu
         by_location={loc: total.get(loc, 0) for loc in LOCATIONS},
         rows_affected=affected,
         distinct_values=len(distinct),
-        residuals=0,
+        residuals=sum(r.count for r in residuals),
         checked_values=checked,
+        notes=[r.message(cls.name) for r in residuals[:5]],
     )

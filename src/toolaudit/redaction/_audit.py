@@ -17,15 +17,16 @@ import numpy as np
 
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import LanguageModel
-from toolaudit.redaction._apply import LOCATIONS, redact_examples
-from toolaudit.redaction._classes import TokenClass
-from toolaudit.redaction._scoring import SCORINGS, Scoring, score_rows
+from toolaudit.redaction._apply import LOCATIONS, RedactionResidualError, redact_examples
+from toolaudit.redaction._scoring import INVALID_SCORE, SCORINGS, Scoring, score_rows
+from toolaudit.report import Fallback, record_fallback
 from toolaudit.stats import (
     auroc,
     bootstrap_auroc,
     paired_bootstrap_auroc_delta,
     paired_permutation_auroc,
 )
+from toolaudit.tokens import TokenClass
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
@@ -88,6 +89,8 @@ class RedactionResult:
     scoring: str
     model: str
     calls: dict[str, int]
+    residual_check: dict[str, Any] = field(default_factory=dict)
+    fallbacks: tuple[Fallback, ...] = ()
 
     def variant(self, name: str) -> VariantResult:
         """The variant called ``name``."""
@@ -159,8 +162,13 @@ def run_redaction(
         batch_rows: rows per model call.
         progress: ``cb(done, total, label)`` after each batch.
 
+    Every class is applied before the model is called; if any recorded value survives
+    anywhere in a prompt-bearing field (plain substring search, see
+    :func:`~toolaudit.redaction.find_residuals`), the run refuses to score.
+
     Raises:
-        RedactionResidualError: a redacted value survives in a prompt-bearing field.
+        RedactionResidualError: a redacted value survives in a prompt-bearing field (the
+            message gives the count per class and the first survivor).
     """
     if scoring not in SCORINGS:
         raise ConfigError.invalid("scoring", SCORINGS, scoring)
@@ -190,6 +198,13 @@ def run_redaction(
         requests += out.requests
         return out
 
+    outcomes = [redact_examples(rows, cls) for cls in classes]
+    dirty = [o for o in outcomes if o.residuals]
+    if dirty:
+        counts = ", ".join(f"{o.name}: {o.residuals}" for o in dirty)
+        raise RedactionResidualError(
+            f"refusing to score: redacted values survive ({counts}); first: {dirty[0].notes[0]}"
+        )
     # Count this run's calls only (a CachedModel's counters accumulate over its life);
     # an uncached model answers every request.
     calls_before = dict(getattr(model, "calls", {}))
@@ -197,8 +212,7 @@ def run_redaction(
     orig = scored("original", rows)
     s0 = np.asarray(orig.scores)
     variants = [_variant("original", None, y, groups, orig, s0, None, seed=seed, n_boot=n_boot)]
-    for cls in classes:
-        outcome = redact_examples(rows, cls)
+    for cls, outcome in zip(classes, outcomes, strict=True):
         logger.info(
             "%s: %d replacements in %d rows", cls.name, outcome.replacements, outcome.rows_affected
         )
@@ -221,7 +235,43 @@ def run_redaction(
         scoring=scoring,
         model=model.identity,
         calls=calls,
+        residual_check={
+            "method": "substring",
+            "values_checked": sum(o.checked_values for o in outcomes),
+            "residuals": sum(o.residuals for o in outcomes),
+        },
+        fallbacks=tuple(_fallbacks(variants, len(rows))),
     )
+
+
+def _fallbacks(variants: Sequence[VariantResult], n_rows: int) -> list[Fallback]:
+    """Substitutions the run made: invalid answers scored as the fixed invalid score, and
+    classes that matched nothing (their variant repeats the original)."""
+    out: list[Fallback] = []
+    for v in variants:
+        invalid = round((1.0 - v.valid_rate) * n_rows)
+        if invalid:
+            record_fallback(
+                out,
+                Fallback(
+                    kind="other",
+                    what=f"redaction.{v.name}.invalid_answers",
+                    detail=f"answers the parser could not read were scored {INVALID_SCORE}",
+                    count=invalid,
+                ),
+            )
+        if v.delta is not None and v.replacements == 0:
+            record_fallback(
+                out,
+                Fallback(
+                    kind="empty_pool",
+                    what=f"redaction.{v.name}",
+                    detail="the class matched nothing in these rows, so its variant repeats "
+                    "the original",
+                    count=0,
+                ),
+            )
+    return out
 
 
 def _variant(

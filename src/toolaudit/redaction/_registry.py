@@ -3,14 +3,15 @@ candidate classes proposed by the leakage audit (``leakage.json`` ``provenance``
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import ConfigError, DataError
-from toolaudit.redaction._classes import (
+from toolaudit.errors import ConfigError
+from toolaudit.tokens import (
+    DETECTORS,
+    FORMATS,
     DetectorSource,
     FieldSource,
     RecordSource,
@@ -19,7 +20,6 @@ from toolaudit.redaction._classes import (
     TokenClass,
     make_class,
 )
-from toolaudit.redaction._detectors import DETECTORS, FORMATS
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
@@ -129,60 +129,28 @@ def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
     return out
 
 
-def _provenance_items(node: Any) -> list[dict[str, Any]]:
-    if isinstance(node, list):
-        return [item for n in node for item in _provenance_items(n)]
-    if isinstance(node, dict):
-        if "regex" in node or "pattern" in node:
-            return [node]
-        return [item for v in node.values() for item in _provenance_items(v)]
-    return []
-
-
 def classes_from_leakage(path: str | Path) -> list[TokenClass]:
     """Candidate token classes proposed by the leakage audit.
 
-    Reads ``provenance`` in ``leakage.json`` and turns every entry with a ``regex`` (or
-    ``pattern``) holding one capture group into a class; its name comes from ``name``,
-    ``token_class`` or ``class`` (else ``leakage_<k>``). Entries sharing a name merge.
+    Loads ``leakage.json`` (a file, or a folder holding one) into the leakage audit's
+    result model, which validates every candidate in ``provenance.classes`` (a pattern
+    with exactly one capture group), and returns them as :class:`TokenClass` objects in
+    the file's order.
+
+    Raises:
+        DataError: the file is missing, malformed, or a candidate does not validate (the
+            message names the file and the field).
     """
+    from toolaudit.audits import load_audit, load_result
+
     p = Path(path)
     if p.is_dir():
         p = p / "leakage.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(
-            f"{p}: no such file (expected leakage.json from `toolaudit leakage`)"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{p}, line {exc.lineno}: malformed JSON ({exc.msg})") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{p}: not valid UTF-8 (byte {exc.start})") from None
-    except IsADirectoryError:
-        raise DataError(f"{p}: a folder without leakage.json") from None
-    if not isinstance(doc, dict) or "provenance" not in doc:
-        raise DataError(
-            f"{p}, field 'provenance': missing; expected leakage.json from `toolaudit "
-            f"leakage` (a JSON object with 'provenance'), got a JSON {type(doc).__name__}"
-            + (" without it" if isinstance(doc, dict) else "")
-        )
-    items = _provenance_items(doc.get("provenance"))
-    specs: list[str] = []
-    for k, item in enumerate(items):
-        regex = item.get("regex") or item.get("pattern")
-        name = item.get("token_class") or item.get("name") or item.get("class") or f"leakage_{k}"
-        if not isinstance(regex, str):
-            continue
-        try:
-            RegexSource(regex)
-        except ConfigError as exc:
-            logger.warning("%s: provenance entry %d skipped: %s", p, k, exc)
-            continue
-        specs.append(f"{name}=regex:{regex}")
-    if not specs:
-        logger.warning("%s: provenance has no regex candidates", p)
-    return parse_class_specs(specs)
+    result: Any = load_result(p, load_audit("leakage").result_model)
+    classes = [TokenClass.from_json(rec) for rec in result.provenance.classes]
+    if not classes:
+        logger.warning("%s: provenance proposes no token classes", p)
+    return classes
 
 
 def is_controlled(examples: Sequence[Example]) -> bool:

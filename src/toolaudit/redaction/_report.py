@@ -8,9 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from toolaudit.redaction._apply import LOCATIONS
 from toolaudit.redaction._audit import RedactionResult
-from toolaudit.redaction._classes import (
+from toolaudit.redaction._scoring import INVALID_SCORE
+from toolaudit.report import RESULTS_SCHEMA_VERSION, Finding, Section, write_results
+from toolaudit.tokens import (
     DetectorSource,
     FieldSource,
     RecordSource,
@@ -18,10 +22,7 @@ from toolaudit.redaction._classes import (
     Source,
     TokenClass,
 )
-from toolaudit.redaction._scoring import INVALID_SCORE
-from toolaudit.report import Section, write_results
 from toolaudit.traces import write_jsonl
-from toolaudit.traces._schema import _Record
 
 
 def _source_json(src: Source) -> dict[str, str]:
@@ -50,7 +51,8 @@ def class_json(cls: TokenClass) -> dict[str, Any]:
 def result_payload(
     result: RedactionResult, classes: Sequence[TokenClass], meta: dict[str, Any]
 ) -> dict[str, Any]:
-    """The ``redaction.json`` document (DESIGN.md keys: ``variants``, ``calls``).
+    """The ``redaction.json`` document (DESIGN.md keys: ``variants``, ``calls``), with
+    ``schema_version``, the residual check, and the run's fallbacks in ``meta``.
 
     ``calls`` holds only ``requests`` (how many model requests the audit needs, the same
     on every run): how many of them this invocation made or found cached differs between
@@ -71,12 +73,23 @@ def result_payload(
         "positives": sum(result.labels),
         "groups": dict(sorted(groups.items())),
         "classes": [class_json(c) for c in classes],
-        "meta": meta,
+        "residual_check": dict(result.residual_check),
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "meta": {
+            **meta,
+            "schema_version": meta.get("schema_version", RESULTS_SCHEMA_VERSION),
+            "fallbacks": [
+                *meta.get("fallbacks", []),
+                *[f.model_dump() for f in result.fallbacks],
+            ],
+        },
     }
 
 
-class ScoreRow(_Record):
+class ScoreRow(BaseModel):
     """One row of ``scores.jsonl``: the row's score under every variant."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     group: str
@@ -110,26 +123,47 @@ def write_outputs(
     return write_results(out_dir / "redaction.json", result_payload(result, classes, meta))
 
 
-def _ci(pair: Sequence[float] | None) -> str:
+def _ci(pair: Sequence[float | None] | None) -> str:
     if pair is None or any(v is None or math.isnan(v) for v in pair):
         return "—"
-    return f"[{pair[0]:+.3f}, {pair[1]:+.3f}]"
+    lo, hi = pair
+    assert lo is not None and hi is not None
+    return f"[{lo:+.3f}, {hi:+.3f}]"
 
 
-def _delta_plot(result: RedactionResult) -> Any:
+def report_view(result: RedactionResult | Any) -> dict[str, Any]:
+    """What the report needs, from a :class:`RedactionResult` or a loaded
+    ``redaction.json`` model (``RedactionResults``): variants, model, scoring, rows,
+    positives, calls and the residual check."""
+    if isinstance(result, RedactionResult):
+        return {
+            "variants": [v.as_json() for v in result.variants],
+            "model": result.model,
+            "scoring": result.scoring,
+            "rows": len(result.labels),
+            "positives": sum(result.labels),
+            "calls": {"requests": sum(int(result.calls.get(k, 0)) for k in ("made", "cached"))},
+            "residual_check": dict(result.residual_check),
+        }
+    return dict(result.model_dump(mode="python"))
+
+
+def _delta_plot(variants: list[dict[str, Any]]) -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    vs = [v for v in result.variants if v.delta is not None]
+    vs = [v for v in variants if v["delta"] is not None]
     fig, ax = plt.subplots(figsize=(6.0, 0.6 + 0.5 * max(1, len(vs))))
     for i, v in enumerate(vs):
-        lo, hi = v.delta_ci95 or (float("nan"), float("nan"))
-        d = float(v.delta) if v.delta is not None else float("nan")
+        lo, hi = v["delta_ci95"] or (float("nan"), float("nan"))
+        d = float(v["delta"])
+        lo = float("nan") if lo is None else lo
+        hi = float("nan") if hi is None else hi
         ax.errorbar([d], [i], xerr=[[d - lo], [hi - d]], fmt="o", color="#2b5797", capsize=4)
     ax.axvline(0.0, color="#888", lw=1, ls="--")
-    ax.set_yticks(range(len(vs)), [v.name for v in vs])
+    ax.set_yticks(range(len(vs)), [v["name"] for v in vs])
     ax.invert_yaxis()
     ax.set_xlabel("ΔA = AUROC(original) − AUROC(redacted)   (95% paired bootstrap)")
     ax.set_title("AUROC lost per redacted token class")
@@ -137,70 +171,115 @@ def _delta_plot(result: RedactionResult) -> Any:
     return fig
 
 
-def report_sections(result: RedactionResult, *, title: str = "Redaction audit") -> list[Section]:
+def report_sections(
+    result: RedactionResult | Any, *, title: str = "Redaction audit"
+) -> list[Section]:
     """The report section: Table 8-like results, Table 7-like intervention sizes,
-    validity rates, and the ΔA plot."""
-    orig = result.variant("original")
-    groups = sorted(orig.by_group)
+    validity rates, the ΔA plot, and one sentence per variant rendered from its finding."""
+    doc = report_view(result)
+    variants: list[dict[str, Any]] = doc["variants"]
+    orig = next(v for v in variants if v["name"] == "original")
+    groups = sorted(orig["by_group"])
+    calls = doc.get("calls", {})
     sec = Section(title)
     sec.text(
-        f"Frozen model {result.model}, scoring '{result.scoring}', {len(result.labels)} rows "
-        f"({sum(result.labels)} positive). Every variant uses the same rows and the same "
+        f"Frozen model {doc['model']}, scoring '{doc['scoring']}', {doc['rows']} rows "
+        f"({doc['positives']} positive). Every variant uses the same rows and the same "
         f"generation, parsing and scoring; ΔA = A_orig − A_variant (positive = performance "
         f"lost) with a paired stratified bootstrap interval and a paired permutation p-value. "
-        f"Model requests: {sum(int(result.calls.get(k, 0)) for k in ('made', 'cached'))} "
-        f"(responses are cached, so a rerun makes no new calls)."
+        f"Model requests: {calls.get('requests')} (responses are cached, so a rerun makes "
+        f"no new calls)."
     )
     rows = [
-        [v.name, v.auroc, "—" if v.delta is None else f"{v.delta:+.4f}", _ci(v.delta_ci95),
-         v.p_value, *[v.by_group.get(g) for g in groups]]
-        for v in result.variants
+        [v["name"], v["auroc"], "—" if v["delta"] is None else f"{v['delta']:+.4f}",
+         _ci(v["delta_ci95"]), v["p_value"], *[v["by_group"].get(g) for g in groups]]
+        for v in variants
     ]  # fmt: skip
     sec.table(
         "AUROC by variant, overall and per group (seed Table 8), with ΔA and its 95% interval",
         ["variant", "all", "ΔA", "ΔA 95% CI", "p (perm.)", *groups],
         rows,
     )
+    check = doc.get("residual_check") or {}
     sec.table(
-        "Intervention size per token class (seed Table 7); residuals are checked and must be 0",
+        f"Intervention size per token class (seed Table 7); residuals: occurrences of a "
+        f"replaced value still found by plain substring search after redaction "
+        f"({check.get('values_checked', 0)} row values checked)",
         ["variant", "placeholder", "replacements", "rows affected", "distinct values",
          *LOCATIONS, "residuals"],
         [
-            [v.name, v.placeholder, v.replacements, v.rows_affected, v.distinct_values,
-             *[v.replacements_by_location.get(k, 0) for k in LOCATIONS], v.residuals]
-            for v in result.variants if v.delta is not None
+            [v["name"], v["placeholder"], v["replacements"], v["rows_affected"],
+             v["distinct_values"], *[v["replacements_by_location"].get(k, 0) for k in LOCATIONS],
+             v["residuals"]]
+            for v in variants if v["delta"] is not None
         ],
     )  # fmt: skip
     sec.table(
         f"Answer validity per variant (generation: an integer 1..10 inside <answer>; invalid "
         f"answers score {INVALID_SCORE}); option mass = mean probability of the ten answers",
         ["variant", "valid rate", "option mass"],
-        [[v.name, v.valid_rate, v.option_mass] for v in result.variants],
+        [[v["name"], v["valid_rate"], v["option_mass"]] for v in variants],
     )
-    if any(v.delta is not None for v in result.variants):
-        sec.figure("ΔA with 95% paired bootstrap interval per redacted class", _delta_plot(result))
+    if any(v["delta"] is not None for v in variants):
+        sec.figure(
+            "ΔA with 95% paired bootstrap interval per redacted class", _delta_plot(variants)
+        )
     sec.text(interpretation(result))
     return [sec]
 
 
-def interpretation(result: RedactionResult) -> str:
-    """A plain-language reading of the variants (drop vs. control)."""
-    orig = result.variant("original")
-    parts = [f"Original AUROC {orig.auroc:.3f} [{orig.ci95[0]:.3f}, {orig.ci95[1]:.3f}]."]
-    for v in result.variants:
-        if v.delta is None or v.delta_ci95 is None:
+def variant_findings(result: RedactionResult | Any) -> list[Finding]:
+    """One finding per variant: the original's AUROC (verdict ``baseline``), then each
+    redacted class's ΔA with its paired interval, read as ``loss`` (interval above 0),
+    ``gain`` (below 0) or ``no_change``."""
+    out: list[Finding] = []
+    for v in report_view(result)["variants"]:
+        if v["delta"] is None:
+            lo, hi = v["ci95"]
+            out.append(Finding(name="redaction.original", verdict="baseline", value=v["auroc"],
+                               interval=(lo, hi), level=0.95, test="stratified bootstrap",
+                               subject="original"))  # fmt: skip
             continue
-        lo, hi = v.delta_ci95
-        if lo > 0:
-            verdict = "a significant loss: the model depends on this class"
-        elif hi < 0:
-            verdict = "a significant gain"
-        else:
-            verdict = "no significant change"
-        parts.append(
-            f"Redacting {v.name} ({v.replacements} replacements) gives AUROC {v.auroc:.3f}, "
-            f"ΔA {v.delta:+.3f} [{lo:+.3f}, {hi:+.3f}]: {verdict}."
+        iv = v["delta_ci95"]
+        f = Finding(
+            name=f"redaction.{v['name']}",
+            verdict="no_change",
+            value=v["delta"],
+            interval=(iv[0], iv[1]) if iv else None,
+            level=0.95,
+            test="paired stratified bootstrap",
+            p_value=v["p_value"],
+            subject=v["name"],
+            details={"auroc": v["auroc"], "replacements": v["replacements"]},
         )
+        verdict = "loss" if f.interval_excludes(0.0) and (v["delta"] or 0) > 0 else (
+            "gain" if f.interval_excludes(0.0) else "no_change")  # fmt: skip
+        out.append(f.model_copy(update={"verdict": verdict}))
+    return out
+
+
+_VERDICT_TEXT = {
+    "loss": "a significant loss: the model depends on this class",
+    "gain": "a significant gain",
+    "no_change": "no significant change",
+}
+
+
+def finding_sentence(f: Finding) -> str:
+    """The report sentence of one :func:`variant_findings` finding."""
+    lo, hi = f.interval or (None, None)
+    if f.verdict == "baseline":
+        return f"Original AUROC {f.value:.3f} [{lo:.3f}, {hi:.3f}]."
+    return (
+        f"Redacting {f.subject} ({f.details['replacements']} replacements) gives AUROC "
+        f"{f.details['auroc']:.3f}, ΔA {f.value:+.3f} [{lo:+.3f}, {hi:+.3f}]: "
+        f"{_VERDICT_TEXT[f.verdict]}."
+    )
+
+
+def interpretation(result: RedactionResult | Any) -> str:
+    """A plain-language reading of the variants, rendered from :func:`variant_findings`."""
+    parts = [finding_sentence(f) for f in variant_findings(result)]
     parts.append(
         "A large drop after a targeted redaction together with a stable control is evidence "
         "of dependence on the shortcut; the conclusion concerns model behaviour only, since "

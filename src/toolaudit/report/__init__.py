@@ -18,7 +18,7 @@ from toolaudit.report._findings import (
     ResultMeta,
     record_fallback,
 )
-from toolaudit.report._meta import package_versions, run_metadata, write_results
+from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
 
 __all__ = [
     "RESULTS_SCHEMA_VERSION",
@@ -28,6 +28,7 @@ __all__ = [
     "ResultMeta",
     "record_fallback",
     "Figure",
+    "clean_json",
     "Section",
     "Table",
     "figure_png",

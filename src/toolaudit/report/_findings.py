@@ -101,8 +101,10 @@ class ResultMeta(_Model):
     """The ``meta`` block of every results file: enough to reproduce the run exactly.
 
     Deliberately no timestamps or host names, so the same command with the same seed
-    writes byte-identical files.
+    writes byte-identical files. Keys an audit adds to its ``meta`` load as extras.
     """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     schema_version: int = RESULTS_SCHEMA_VERSION
     command: str

@@ -6,8 +6,11 @@ import importlib.metadata
 import json
 import math
 import platform
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from toolaudit.report._findings import RESULTS_SCHEMA_VERSION, Fallback
 
 _PACKAGES = ("toolaudit", "numpy", "scipy", "scikit-learn", "pydantic", "torch", "transformers")
 
@@ -23,34 +26,56 @@ def package_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
-def run_metadata(*, command: str, seed: int | None, config: dict[str, Any]) -> dict[str, Any]:
-    """The ``meta`` block of a results file. Deliberately no timestamps or host names, so
+def run_metadata(
+    *,
+    command: str,
+    seed: int | None,
+    config: dict[str, Any],
+    fallbacks: Sequence[Fallback] = (),
+) -> dict[str, Any]:
+    """The ``meta`` block of a results file (the JSON form of
+    :class:`~toolaudit.report.ResultMeta`): schema version, command, seed, configuration,
+    package versions and the run's fallbacks. Deliberately no timestamps or host names, so
     the same command with the same seed writes byte-identical files."""
     return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "command": command,
         "seed": seed,
         "config": config,
         "versions": package_versions(),
+        "fallbacks": [f.model_dump() for f in fallbacks],
     }
 
 
-def _clean(obj: Any) -> Any:
-    # JSON has no NaN: undefined statistics are written as null.
+def clean_json(obj: Any) -> Any:
+    """``obj`` made JSON-ready: NaN and infinities become ``None`` (JSON has no NaN, and an
+    undefined statistic is written as null), numpy scalars plain numbers, tuples lists,
+    and dict keys strings.
+
+    >>> clean_json({"auroc": float("nan"), 1: (0.5, 2)})
+    {'auroc': None, '1': [0.5, 2]}
+    """
     if isinstance(obj, float):
         return None if math.isnan(obj) or math.isinf(obj) else obj
     if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
+        return {str(k): clean_json(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
+        return [clean_json(v) for v in obj]
     if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
-        return _clean(obj.item())
+        return clean_json(obj.item())
     return obj
 
 
 def write_results(path: str | Path, payload: dict[str, Any]) -> Path:
-    """Write a results JSON file with stable formatting (NaN → null, sorted keys)."""
+    """Write a results JSON file with stable formatting (NaN → null, sorted keys); a
+    payload with ``meta`` but no ``schema_version`` gets the current one."""
+    if "meta" in payload and "schema_version" not in payload:
+        payload = {"schema_version": RESULTS_SCHEMA_VERSION, **payload}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_clean(payload), indent=2, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(clean_json(payload), indent=2, sort_keys=True, ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")
     return path
+
+
+_clean = clean_json  # the former private name, kept for callers not yet updated

@@ -7,6 +7,7 @@ from toolaudit.stats._auroc import (
     paired_bootstrap_auroc_delta,
     paired_permutation_auroc,
 )
+from toolaudit.stats._paired import cluster_mean_bootstrap
 from toolaudit.stats._tests import (
     Equivalence,
     bonferroni,
@@ -25,6 +26,7 @@ __all__ = [
     "bonferroni",
     "bootstrap_auroc",
     "cluster_bootstrap",
+    "cluster_mean_bootstrap",
     "cohen_kappa",
     "equivalence_verdict",
     "holm",

@@ -40,14 +40,14 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[i]))
         out[i] = running
-    return out.tolist()
+    return [float(v) for v in out]
 
 
 def bonferroni(pvalues: Sequence[float]) -> list[float]:
     """Bonferroni adjusted p-values (capped at 1; ``nan`` kept)."""
     p = np.asarray(pvalues, dtype=float)
     m = int((~np.isnan(p)).sum())
-    return np.minimum(1.0, p * m).tolist()
+    return [float(v) for v in np.minimum(1.0, p * m)]
 
 
 def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:

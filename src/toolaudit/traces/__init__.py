@@ -7,6 +7,7 @@ Inspect AI logs, tau2 domain folders, Episode / Example JSONL, and any JSONL rea
 a ``FieldMapping`` of JMESPath expressions into Examples or Episodes).
 """
 
+from toolaudit.traces._contract import TRACES_AUDIT
 from toolaudit.traces._convert import (
     DEFAULT_THRESHOLD,
     ConversionCounts,
@@ -25,7 +26,7 @@ from toolaudit.traces._formats import (
     load_episodes,
     load_examples,
 )
-from toolaudit.traces._inspect import TraceSummary, inspect_path
+from toolaudit.traces._inspect import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._jsonl import append_jsonl, iter_json_objects, read_jsonl, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
@@ -39,6 +40,8 @@ from toolaudit.traces._schema import (
 )
 
 __all__ = [
+    "summary_rows",
+    "TRACES_AUDIT",
     "DEFAULT_THRESHOLD",
     "FORMATS",
     "FORMAT_NAMES",

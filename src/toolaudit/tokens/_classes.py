@@ -1,5 +1,9 @@
 """Token classes: what to redact, where its values come from, and its placeholder.
 
+One type for the concept: the leakage audit emits :class:`TokenClass` candidates
+(``leakage.json`` ``provenance.classes``, read back with :meth:`TokenClass.from_json`)
+and the redaction audit applies them.
+
 A token class gathers values with the same generating semantics (seed, "Token-Class
 Redaction"). Its values come from one or more sources:
 
@@ -26,8 +30,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, field_validator
+
 from toolaudit.errors import ConfigError
-from toolaudit.redaction._detectors import DETECTORS, FORMATS, group_spans
+from toolaudit.tokens._detectors import DETECTORS, FORMATS, group_spans
 
 Mode = Literal["values", "spans"]
 
@@ -96,19 +102,46 @@ TextSource = RegexSource | FieldSource | DetectorSource
 
 @dataclass(frozen=True, slots=True)
 class TokenClass:
-    """One token class: a name, a placeholder, its sources and its replacement mode."""
+    """One token class, as the leakage audit proposes it and the redaction audit applies it.
+
+    The leakage audit builds a class from a (tool, field) pair: ``pattern`` (one capture
+    group) plus its evidence (``tools``, ``fields``, ``support``, ``distinct_values``,
+    ``examples``, ``score``, ``terms``, ``same_values_as``). The redaction audit needs
+    ``sources``, ``placeholder`` and ``mode``; a class given only a ``pattern`` (empty:
+    none) gets the source ``RegexSource(pattern)``, and a class without a placeholder gets
+    :func:`placeholder_for` of its name. The regex is validated on construction.
+
+    >>> c = TokenClass("t3.id", "id=([A-Z0-9]+)", tools=("t3",))
+    >>> c.placeholder, c.sources
+    ('<T3_ID>', (RegexSource(pattern='id=([A-Z0-9]+)'),))
+    """
 
     name: str
-    placeholder: str
-    sources: tuple[Source, ...]
-    mode: Mode = "values"
+    pattern: str = ""
     description: str = ""
+    tools: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    support: int = 0
+    distinct_values: int = 0
+    examples: tuple[str, ...] = ()
+    score: float = 0.0
+    terms: tuple[str, ...] = ()
+    same_values_as: tuple[str, ...] = ()
+    placeholder: str = ""
+    sources: tuple[Source, ...] = ()
+    mode: Mode = "values"
 
     def __post_init__(self) -> None:
+        if not self.sources and self.pattern:
+            object.__setattr__(self, "sources", (RegexSource(self.pattern),))
+        elif self.pattern:
+            RegexSource(self.pattern)  # validate
         if not self.sources:
             raise ConfigError(f"token class {self.name!r} has no sources")
         if self.mode not in ("values", "spans"):
             raise ConfigError.invalid("mode", ["values", "spans"], self.mode)
+        if not self.placeholder:
+            object.__setattr__(self, "placeholder", placeholder_for(self.name))
 
     def text_sources(self) -> list[TextSource]:
         """Sources that match text (everything except record paths)."""
@@ -117,6 +150,68 @@ class TokenClass:
     def record_paths(self) -> list[str]:
         """Dotted paths of the record sources."""
         return [s.path for s in self.sources if isinstance(s, RecordSource)]
+
+    def as_json(self) -> dict[str, Any]:
+        """The candidate record in ``leakage.json`` ``provenance.classes`` (``kind`` is
+        always ``regex``); :meth:`from_json` reads it back."""
+        return {
+            "name": self.name,
+            "kind": "regex",
+            "pattern": self.pattern,
+            "description": self.description,
+            "tools": list(self.tools),
+            "fields": list(self.fields),
+            "support": self.support,
+            "distinct_values": self.distinct_values,
+            "example_values": list(self.examples),
+            "score": self.score,
+            "terms": list(self.terms),
+            "same_values_as": list(self.same_values_as),
+        }
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any] | TokenClassRecord) -> TokenClass:
+        """A class from its ``leakage.json`` record, validated (pattern with exactly one
+        capture group, typed evidence)."""
+        rec = TokenClassRecord.model_validate(record)
+        return cls(
+            name=rec.name,
+            pattern=rec.pattern,
+            description=rec.description,
+            tools=tuple(rec.tools),
+            fields=tuple(rec.fields),
+            support=rec.support,
+            distinct_values=rec.distinct_values,
+            examples=tuple(rec.example_values),
+            score=rec.score,
+            terms=tuple(rec.terms),
+            same_values_as=tuple(rec.same_values_as),
+        )
+
+
+class TokenClassRecord(BaseModel):
+    """The on-disk form of a :class:`TokenClass` candidate (``leakage.json``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str
+    kind: Literal["regex"] = "regex"
+    pattern: str
+    description: str = ""
+    tools: list[str] = []
+    fields: list[str] = []
+    support: int = 0
+    distinct_values: int = 0
+    example_values: list[str] = []
+    score: float = 0.0
+    terms: list[str] = []
+    same_values_as: list[str] = []
+
+    @field_validator("pattern")
+    @classmethod
+    def _one_group(cls, value: str) -> str:
+        RegexSource(value)
+        return value
 
 
 def _unescape_json(text: str) -> str:
@@ -179,7 +274,7 @@ def make_class(
 ) -> TokenClass:
     """Build a token class with the conventional placeholder unless one is given."""
     return TokenClass(
-        name=name,
+        name,
         placeholder=placeholder or placeholder_for(name),
         sources=tuple(sources),
         mode=mode,

@@ -1,0 +1,45 @@
+"""The audit contract and the one registry of audits.
+
+Every audit is an object with a frozen config dataclass, ``run(config, ...)`` returning a
+versioned pydantic result (``schema_version``, ``meta`` with seed, versions, config and
+fallbacks) and ``sections(result)`` for the report; see ``docs/architecture.md``.
+"""
+
+from toolaudit.audits._contract import (
+    Audit,
+    AuditResult,
+    ProgressFn,
+    audit_sections,
+    results_path,
+)
+from toolaudit.audits._io import (
+    dump_result,
+    load_result,
+    meta_from_payload,
+    result_meta,
+    write_result,
+)
+from toolaudit.audits._registry import AUDITS, audit_names, load_audit
+from toolaudit.audits._run import load_results, run_audit
+from toolaudit.report import Fallback, Finding, ResultMeta
+
+__all__ = [
+    "AUDITS",
+    "Audit",
+    "AuditResult",
+    "Fallback",
+    "Finding",
+    "ProgressFn",
+    "ResultMeta",
+    "audit_names",
+    "audit_sections",
+    "dump_result",
+    "load_audit",
+    "load_result",
+    "load_results",
+    "meta_from_payload",
+    "result_meta",
+    "results_path",
+    "run_audit",
+    "write_result",
+]

@@ -1,0 +1,103 @@
+"""Writing a result model to its results file and loading one back.
+
+Files are written with stable formatting (sorted keys, NaN as ``null``) and only the keys
+that were set, so a file loaded back and written again is byte-identical, and the same
+run with the same seed writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from toolaudit.audits._contract import AuditResult
+from toolaudit.errors import DataError
+from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, ResultMeta, write_results
+from toolaudit.report import package_versions as _package_versions
+
+ResultT = TypeVar("ResultT", bound=AuditResult)
+
+
+def result_meta(
+    *,
+    command: str,
+    seed: int | None,
+    config: dict[str, Any],
+    fallbacks: list[Fallback] | None = None,
+) -> ResultMeta:
+    """The ``meta`` block of a new result: seed, package versions, configuration and
+    fallbacks (every field set explicitly, so every one is written)."""
+    return ResultMeta(
+        schema_version=RESULTS_SCHEMA_VERSION,
+        command=command,
+        seed=seed,
+        config=config,
+        versions=_package_versions(),
+        fallbacks=list(fallbacks or []),
+    )
+
+
+def meta_from_payload(meta: dict[str, Any], extra: Sequence[Fallback] = ()) -> ResultMeta:
+    """A ``ResultMeta`` from an audit's own ``meta`` dict (``run_metadata`` output, with or
+    without ``fallbacks``), plus ``extra`` fallbacks not already recorded there
+    (same kind and component)."""
+    fallbacks = [Fallback.model_validate(f) for f in meta.get("fallbacks") or []]
+    seen = {(f.kind, f.what) for f in fallbacks}
+    fallbacks += [f for f in extra if (f.kind, f.what) not in seen]
+    return ResultMeta(
+        schema_version=int(meta.get("schema_version", RESULTS_SCHEMA_VERSION)),
+        command=str(meta.get("command", "")),
+        seed=meta.get("seed"),
+        config=dict(meta.get("config") or {}),
+        versions=dict(meta.get("versions") or {}),
+        fallbacks=fallbacks,
+    )
+
+
+def dump_result(result: AuditResult) -> dict[str, Any]:
+    """The JSON document of a result: the keys that were set (plus ``schema_version``)."""
+    doc = result.model_dump(mode="python", exclude_unset=True)
+    doc["schema_version"] = result.schema_version
+    return doc
+
+
+def write_result(result: AuditResult, out_dir: str | Path) -> Path:
+    """Write ``result`` to ``out_dir/<its results file>``; returns the path."""
+    return write_results(Path(out_dir) / type(result).results_file, dump_result(result))
+
+
+def load_result(path: str | Path, model: type[ResultT]) -> ResultT:
+    """Load a results file into its model, validating every typed key.
+
+    Raises:
+        DataError: the file is missing, is not JSON, or does not fit the model (the
+            message names the file and the first failing field).
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / model.results_file
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{p}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{p}, line {exc.lineno}: malformed JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{p}: not valid UTF-8 (byte {exc.start})") from None
+    except IsADirectoryError:
+        raise DataError(f"{p}: a folder without {model.results_file}") from None
+    if not isinstance(doc, dict):
+        raise DataError(
+            f"{p}, field '(top level)': expected a JSON object ({model.results_file}), "
+            f"got a JSON {type(doc).__name__}"
+        )
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        raise DataError(f"{p}: field '{where}': {err['msg']}") from None

@@ -1,0 +1,163 @@
+"""The leakage audit (PT2D) as an :class:`~toolaudit.audits.Audit`: ``leakage.json``
+typed, and the demo run on the controlled benchmark."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from toolaudit.audits import AuditResult, ProgressFn, result_meta
+from toolaudit.leakage._audit import DilutionConfig, LeakageConfig, run_leakage
+from toolaudit.leakage._report import leakage_sections
+from toolaudit.report import Fallback, Finding, Section
+from toolaudit.tokens import TokenClassRecord
+
+
+@dataclass(frozen=True, slots=True)
+class LeakageAuditConfig:
+    """The examples to audit (``None``: the controlled benchmark generated at ``scale``
+    into the output folder when absent) and the audit's own settings."""
+
+    leakage: LeakageConfig = field(default_factory=LeakageConfig)
+    data: Path | None = None
+    scale: float = 0.05
+
+
+class ScopeRow(BaseModel):
+    """One row of the scope x feature-set table (DESIGN.md keys typed)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scope: str
+    features: str
+    auroc: float | None
+    ci95: list[float | None]
+    by_group: dict[str, Any]
+
+
+class Provenance(BaseModel):
+    """Top n-grams with their fields, and the candidate token classes they form."""
+
+    model_config = ConfigDict(extra="allow")
+
+    features: list[dict[str, Any]]
+    classes: list[TokenClassRecord]
+
+
+class LeakageResults(AuditResult):
+    """``leakage.json``."""
+
+    results_file: ClassVar[str] = "leakage.json"
+
+    scopes: list[ScopeRow]
+    provenance: Provenance
+    prefix_lookup: dict[str, Any] | None
+    dilution: dict[str, Any] | None
+    partition: dict[str, Any]
+    tools: list[str]
+    warnings: list[str] = []
+    data: dict[str, Any] | None = None
+    verdict: dict[str, Any] | None = None
+
+
+def top_tool_finding(result: LeakageResults, *, features: str = "char_wb_3_5") -> Finding | None:
+    """The strongest single tool against the full trace for one feature set."""
+    rows = [r for r in result.scopes if r.features == features and r.auroc is not None]
+    tools = [r for r in rows if r.scope != "full"]
+    if not tools:
+        return None
+    best = max(tools, key=lambda r: r.auroc or 0.0)
+    full = next((r.auroc for r in rows if r.scope == "full"), None)
+    lo, hi = (best.ci95 + [None, None])[:2]
+    verdict = "stands_out" if lo is not None and full is not None and lo > full else "within"
+    return Finding(
+        name="leakage.top_tool",
+        verdict=verdict,
+        value=best.auroc,
+        interval=(lo, hi),
+        level=0.95,
+        test="stratified bootstrap",
+        subject=best.scope,
+        details={"full": full, "features": features},
+    )
+
+
+def top_tool_sentence(finding: Finding) -> str:
+    """The report sentence of :func:`top_tool_finding`."""
+    lo, hi = finding.interval or (None, None)
+    full = finding.details.get("full")
+    ci = f" [{lo:.3f}, {hi:.3f}]" if lo is not None and hi is not None else ""
+    relation = (
+        "its interval lies wholly above"
+        if finding.verdict == "stands_out"
+        else "its interval does not lie wholly above"
+    )
+    full_text = f"{full:.3f}" if isinstance(full, float) else "undefined"
+    return (
+        f"With {finding.details.get('features')} features the strongest single tool is "
+        f"{finding.subject} (AUROC {finding.value:.3f}{ci}); {relation} the full trace's "
+        f"{full_text}."
+    )
+
+
+class LeakageAudit:
+    """PT2D: per-tool TF-IDF decomposition, provenance, prefix lookup and dilution."""
+
+    name = "leakage"
+    title = "Leakage audit (PT2D)"
+    result_model = LeakageResults
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> LeakageAuditConfig:
+        """The controlled benchmark at scale 0.05, 1,000 bootstrap replicates, a reduced
+        dilution grid (K in 0, 1, 2, 5; two seeds)."""
+        cfg = LeakageConfig(
+            seed=seed, n_boot=1000, dilution=DilutionConfig(k_values=(0, 1, 2, 5), n_seeds=2)
+        )
+        return LeakageAuditConfig(leakage=cfg)
+
+    def run(
+        self, config: LeakageAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
+    ) -> LeakageResults:
+        """Audit the examples (generating the controlled benchmark when needed)."""
+        from toolaudit.datasets import DATASET_NAME, write_tcr_shortcut
+        from toolaudit.traces import Example, read_jsonl
+
+        data = config.data
+        if data is None:
+            data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
+            if not data.exists():
+                write_tcr_shortcut(data.parent, scale=config.scale, seed=config.leakage.seed)
+        examples = list(read_jsonl(data, Example))
+        result = run_leakage(examples, config.leakage, progress=progress)
+        payload = result.as_json()
+        shown = data.relative_to(out_dir) if data.is_relative_to(out_dir) else data
+        payload["data"] = {"files": [str(shown)], "examples": len(examples)}
+        fallbacks: list[Fallback] = list(getattr(result, "fallbacks", []))
+        meta = result_meta(
+            command="toolaudit demo (leakage)",
+            seed=config.leakage.seed,
+            config=config.leakage.as_json(),
+            fallbacks=fallbacks,
+        )
+        return LeakageResults.model_validate(
+            {**payload, "meta": meta, "schema_version": meta.schema_version}
+        )
+
+    def sections(self, result: LeakageResults) -> list[Section]:
+        """The scope table, per-group table, provenance, prefix lookup and dilution."""
+        doc = result.model_dump(mode="python", exclude_unset=True)
+        sections = leakage_sections(doc, title=self.title)
+        data = result.data or {}
+        files = ", ".join(data.get("files", []))
+        intro = f"Examples audited: {data.get('examples', '?')} ({files})."
+        finding = top_tool_finding(result)
+        if finding is not None:
+            intro += " " + top_tool_sentence(finding)
+        sections[0].blocks.insert(0, intro)
+        return sections
+
+
+LEAKAGE_AUDIT = LeakageAudit()

@@ -1,0 +1,175 @@
+"""The probe audit as an :class:`~toolaudit.audits.Audit`: the controlled ResearchOps
+study (``probe/probe.json``) and the paired comparison of two real result files
+(``probe/compare_retail_test40.json``), each a registered audit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload, result_meta
+from toolaudit.probes._compare import compare_files
+from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
+from toolaudit.probes._study import analyze_study, run_probe_study
+from toolaudit.report import Fallback, Section, record_fallback
+
+Num = int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeConfig:
+    """The controlled study: seeds per cell, the equivalence margin, bootstrap size."""
+
+    n_seeds: int = 3
+    margin: float = 0.10
+    n_boot: int = 2000
+    seed: int = 0
+
+
+class ProbeCell(BaseModel):
+    """One (policy, condition) cell; the DESIGN.md metrics are typed, the rest loose."""
+
+    model_config = ConfigDict(extra="allow")
+
+    policy: str
+    condition: str
+    vrg: Num
+    vrg_rescored: Num = None
+    msr: Num = None
+    mtr: Num = None
+    ptd: Num = None
+    behavior_changed_rate: Num = None
+
+
+class ProbeResult(AuditResult):
+    """``probe.json`` of the controlled study."""
+
+    results_file: ClassVar[str] = "probe/probe.json"
+
+    cells: list[ProbeCell]
+    policies: list[dict[str, Any]]
+    repeat_control: list[dict[str, Any]]
+    selection: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+    findings: dict[str, Any]
+    records: int
+    tasks: int
+    policies_run: list[str]
+    conditions: list[str]
+
+
+class ProbeAudit:
+    """The controlled probe study on the built-in ResearchOps suite."""
+
+    name = "probe"
+    title = "Probe audit: controlled ResearchOps study"
+    result_model = ProbeResult
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> ProbeConfig:
+        """The full study (three seeds per cell); ``data_root`` is unused."""
+        return ProbeConfig(seed=seed)
+
+    def run(
+        self, config: ProbeConfig, *, out_dir: Path, progress: ProgressFn | None = None
+    ) -> ProbeResult:
+        """Run (or resume) the study into ``out_dir/probe`` and analyse it."""
+        study = Path(out_dir) / "probe"
+        run_probe_study(study, n_seeds=config.n_seeds, seed=config.seed, n_jobs=1,
+                        progress=progress)  # fmt: skip
+        doc = analyze_study(
+            study, margin=config.margin, seed=config.seed, n_boot=config.n_boot, write=False
+        )
+        extra: list[Fallback] = []
+        judge = doc.get("judge") or {}
+        if judge.get("simulated"):
+            record_fallback(
+                extra,
+                Fallback(
+                    kind="simulated_component",
+                    what="probe.judge",
+                    detail="no judge verdicts were given, so seeded simulated judges over the "
+                    "study's records were audited",
+                ),
+            )
+        doc["meta"] = meta_from_payload(doc["meta"], extra)
+        doc["schema_version"] = doc["meta"].schema_version
+        return ProbeResult.model_validate(doc)
+
+    def sections(self, result: ProbeResult) -> list[Section]:
+        """The study section (gap figure, cells, controls, judge audit)."""
+        doc = result.model_dump(mode="python", exclude_unset=True)
+        return [study_section(doc, margin=float(result.meta.config.get("margin", 0.10)))]
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeCompareConfig:
+    """Two tau2-bench result files compared as B − A over the same tasks."""
+
+    data_root: Path | None = None
+    files: tuple[str, str] = RETAIL_PAIR
+    seed: int = 0
+
+
+class ProbeCompareResult(AuditResult):
+    """``compare_retail_test40.json``: a paired comparison (empty when skipped)."""
+
+    results_file: ClassVar[str] = "probe/compare_retail_test40.json"
+
+    paired_tasks: int | None = None
+    delta: float | None = None
+    delta_ci95: list[float | None] | None = None
+    delta_ci90: list[float | None] | None = None
+    equivalence: str | None = None
+    mcnemar: dict[str, Any] | None = None
+
+
+class ProbeCompareAudit:
+    """The paired comparison of the two tau2 retail test40 files (base vs fine-tuned)."""
+
+    name = "probe_compare"
+    title = "Probe audit: tau2 retail test40, paired"
+    result_model = ProbeCompareResult
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> ProbeCompareConfig:
+        """The retail test40 pair under the data root."""
+        return ProbeCompareConfig(data_root=data_root, seed=seed)
+
+    def run(
+        self, config: ProbeCompareConfig, *, out_dir: Path, progress: ProgressFn | None = None
+    ) -> ProbeCompareResult:
+        """Compare the pair; missing files are a recorded ``skipped_part``."""
+        a, b = config.files
+        sim = Path(config.data_root) / "tau2" / "simulations" if config.data_root else None
+        cfg = {"a": a, "b": b}
+        if sim is None or not all((sim / f).exists() for f in config.files):
+            fallbacks: list[Fallback] = []
+            record_fallback(
+                fallbacks,
+                Fallback(
+                    kind="skipped_part",
+                    what="probe.compare",
+                    detail=f"the tau2 retail test40 files were not found under the data root "
+                    f"({config.data_root}); the paired comparison was skipped",
+                ),
+            )
+            meta = result_meta(command="probe compare", seed=config.seed, config=cfg,
+                               fallbacks=fallbacks)  # fmt: skip
+            return ProbeCompareResult(schema_version=meta.schema_version, meta=meta)
+        doc = compare_files(sim / a, sim / b, seed=config.seed)
+        doc["meta"] = result_meta(command="probe compare", seed=config.seed, config=cfg)
+        doc["schema_version"] = doc["meta"].schema_version
+        return ProbeCompareResult.model_validate(doc)
+
+    def sections(self, result: ProbeCompareResult) -> list[Section]:
+        """The comparison section, or nothing when the comparison was skipped."""
+        if result.paired_tasks is None:
+            return []
+        doc = result.model_dump(mode="python", exclude_unset=True)
+        return [compare_section(doc, title=self.title)]
+
+
+PROBE_AUDIT = ProbeAudit()
+PROBE_COMPARE_AUDIT = ProbeCompareAudit()

@@ -1,0 +1,233 @@
+"""The audit contract: every registered audit implements it, and every results file the
+demo writes loads back into its model and writes back to the same bytes."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from toolaudit.audits import (
+    AUDITS,
+    Audit,
+    AuditResult,
+    dump_result,
+    load_audit,
+    load_result,
+    load_results,
+    result_meta,
+    run_audit,
+    write_result,
+)
+from toolaudit.cli._demo import DemoResult
+from toolaudit.cli.main import main
+from toolaudit.errors import ConfigError, DataError
+from toolaudit.report import Fallback, Section, record_fallback
+
+
+@pytest.mark.parametrize("name", list(AUDITS))
+def test_registry_entry_implements_the_audit_protocol(name: str) -> None:
+    audit = load_audit(name)
+    assert isinstance(audit, Audit)
+    assert audit.name == name
+    assert issubclass(audit.result_model, AuditResult)
+    assert audit.result_model.results_file.endswith(".json")
+    assert "schema_version" in audit.result_model.model_fields
+
+
+def test_load_audit_names_the_allowed_values_for_an_unknown_name() -> None:
+    with pytest.raises(ConfigError, match="invalid audit='nope'; allowed: 'traces'"):
+        load_audit("nope")
+
+
+def test_registry_names_are_unique_results_files() -> None:
+    files = [load_audit(n).result_model.results_file for n in AUDITS]
+    assert len(set(files)) == len(files)
+
+
+FAST_PARTS = ["traces", "datasets", "probe_compare"]
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """The demo's fast parts through the CLI, then leakage, redaction and the probe study
+    through the registry at test size (one feature set, no dilution, 200 replicates,
+    scale 0.02, one seed per probe cell). Only faults (a model run) is left out."""
+    from toolaudit.leakage import FEATURE_SETS, LeakageConfig
+    from toolaudit.leakage._contract import LeakageAuditConfig
+    from toolaudit.probes._contract import ProbeConfig
+    from toolaudit.redaction._contract import RedactionConfig
+
+    out = tmp_path_factory.mktemp("demo")
+    argv = ["demo", "--out", str(out), "--data-root", str(shared_data), "--only", *FAST_PARTS]
+    assert main(argv) == 0
+    leak = LeakageConfig(features=(FEATURE_SETS["char_wb_3_5"],), n_boot=200, dilution=None)
+    run_audit("leakage", out, config=LeakageAuditConfig(leakage=leak))
+    run_audit("redaction", out, config=RedactionConfig(scale=0.02, n_boot=200))
+    run_audit("probe", out, config=ProbeConfig(n_seeds=1, n_boot=200))
+    return out
+
+
+def test_every_results_file_loads_back_into_its_model_byte_for_byte(demo_out: Path) -> None:
+    demo = load_result(demo_out / "demo.json", DemoResult)
+    assert [p.part for p in demo.parts] == FAST_PARTS
+    assert all(p.status == "ok" for p in demo.parts)
+    loaded = load_results(demo_out)
+    assert set(loaded) == {*FAST_PARTS, "leakage", "redaction", "probe"}
+    files = {name: load_audit(name).result_model.results_file for name in loaded}
+    assert [p.results_file for p in demo.parts] == [files[n] for n in FAST_PARTS]
+    for name, result in [*loaded.items(), ("demo", demo)]:
+        path = demo_out / type(result).results_file
+        assert result.schema_version == 1 and result.meta.schema_version == 1
+        again = json.dumps(dump_result(result), indent=2, sort_keys=True, ensure_ascii=False)
+        assert again + "\n" == path.read_text(encoding="utf-8"), name
+
+
+def test_demo_results_keep_the_stable_keys(demo_out: Path) -> None:
+    leak = json.loads((demo_out / "leakage.json").read_text())
+    assert {"scopes", "dilution", "provenance", "prefix_lookup"} <= set(leak)
+    assert {"scope", "features", "auroc", "ci95", "by_group"} <= set(leak["scopes"][0])
+    red = json.loads((demo_out / "redaction.json").read_text())
+    assert [v["name"] for v in red["variants"]] == ["original", "pdb_id", "peptide", "format"]
+    assert set(red["calls"]) == {"requests"}  # counters are in run_log.jsonl, not results
+    assert red["residual_check"]["residuals"] == 0 < red["residual_check"]["values_checked"]
+    traces = json.loads((demo_out / "traces.json").read_text())
+    assert {"format", "episodes", "tasks", "tool_calls", "tool_results", "mean_reward"} <= set(
+        traces["files"][0]
+    )
+    for doc in (leak, red, traces):
+        assert doc["schema_version"] == 1
+        assert {"seed", "versions", "config", "fallbacks"} <= set(doc["meta"])
+
+
+def test_run_audit_twice_with_the_same_seed_writes_identical_bytes(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    from toolaudit.datasets._contract import DatasetsConfig
+
+    configs = {"traces": None, "datasets": DatasetsConfig(scale=0.01, seed=3)}
+    for name, config in configs.items():
+        files = []
+        for k in range(2):
+            out = tmp_path / f"{name}{k}"
+            result = run_audit(name, out, config=config, seed=3, data_root=shared_data)
+            files.append((out / type(result).results_file).read_bytes())
+        assert files[0] == files[1], name
+
+
+def test_load_result_names_the_failing_field(tmp_path: Path) -> None:
+    model = load_audit("traces").result_model
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps({"schema_version": 1, "meta": {"command": "x"}, "files": [{}]}))
+    with pytest.raises(DataError, match=r"traces\.json: field 'files\.0\.format'"):
+        load_result(path, model)
+
+
+def test_demo_without_data_records_fallbacks_everywhere(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING):
+        code = main(["demo", "--out", str(out), "--data-root", str(empty),
+                     "--only", "traces", "probe_compare"])  # fmt: skip
+    assert code == 0
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("traces.public_files" in m for m in warned)
+    assert any("probe.compare" in m for m in warned)
+    traces = load_result(out / "traces.json", load_audit("traces").result_model)
+    assert [(f.kind, f.what) for f in traces.meta.fallbacks] == [
+        ("skipped_part", "traces.public_files")
+    ]
+    demo = load_result(out / "demo.json", DemoResult)
+    assert [len(p.fallbacks) for p in demo.parts] == [1, 1]
+    report = (out / "report.md").read_text()
+    assert "Fallbacks: 2 substitutions or relaxations" in report
+    assert "Fallback [skipped_part] probe.compare" in report
+
+
+def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:
+    from toolaudit.faults import FaultsConfig
+    from toolaudit.faults._contract import FaultsAuditConfig
+
+    audit = load_audit("faults")
+    # tasks=0: the source is loaded (and the stand-in chosen) but no model is needed.
+    config = FaultsAuditConfig(run=FaultsConfig(tasks=0, arms=("clean", "failed"), k_max=0))
+    result = audit.run(config, out_dir=tmp_path)
+    (fb,) = result.meta.fallbacks
+    assert (fb.kind, fb.what, fb.count) == ("stand_in_data", "faults.domain", 0)
+    assert "4-task mini domain" in fb.detail
+    write_result(result, tmp_path)
+    again = load_result(tmp_path / "faults.json", audit.result_model)
+    assert again.meta.fallbacks == [fb]
+
+
+@dataclass(frozen=True, slots=True)
+class ToyConfig:
+    text: str = "a b c"
+    seed: int = 0
+
+
+class ToyResult(AuditResult):
+    results_file: ClassVar[str] = "toy.json"
+
+    words: int
+
+
+class ToyAudit:
+    """A complete audit in a dozen lines: what adding one to the registry takes."""
+
+    name = "toy"
+    title = "Toy audit"
+    result_model = ToyResult
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> ToyConfig:
+        return ToyConfig(seed=seed)
+
+    def run(self, config: ToyConfig, *, out_dir: Path, progress=None) -> ToyResult:
+        fallbacks: list[Fallback] = []
+        record_fallback(fallbacks, Fallback(kind="simulated_component", what="toy.text",
+                                            detail="a fixed sentence stands in for data"))  # fmt: skip
+        meta = result_meta(command="toy", seed=config.seed, config={"text": config.text},
+                           fallbacks=fallbacks)  # fmt: skip
+        return ToyResult(schema_version=1, meta=meta, words=len(config.text.split()))
+
+    def sections(self, result: ToyResult) -> list[Section]:
+        return [Section(self.title).text(f"{result.words} words counted.")]
+
+
+TOY_AUDIT = ToyAudit()
+
+
+def test_adding_an_audit_is_one_registry_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(AUDITS, "toy", f"{__name__}:TOY_AUDIT")
+    assert main(["demo", "--out", str(tmp_path), "--only", "toy"]) == 0
+    assert load_result(tmp_path / "toy.json", ToyResult).words == 3
+    report = (tmp_path / "report.md").read_text()
+    assert "3 words counted." in report
+    assert "Fallback [simulated_component] toy.text" in report
+    demo = load_result(tmp_path / "demo.json", DemoResult)
+    assert [(p.part, p.results_file, len(p.fallbacks)) for p in demo.parts] == [
+        ("toy", "toy.json", 1)
+    ]
+
+
+def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out: Path) -> None:
+    from toolaudit.redaction import classes_from_leakage
+    from toolaudit.tokens import RegexSource, TokenClass
+
+    doc = json.loads((demo_out / "leakage.json").read_text())
+    classes = classes_from_leakage(demo_out)
+    assert classes
+    assert [c.name for c in classes] == [c["name"] for c in doc["provenance"]["classes"]]
+    for cls, record in zip(classes, doc["provenance"]["classes"], strict=True):
+        assert isinstance(cls, TokenClass)
+        assert cls.sources == (RegexSource(record["pattern"]),)
+        assert cls.as_json() == record  # the record leakage wrote, unchanged

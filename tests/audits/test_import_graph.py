@@ -1,0 +1,72 @@
+"""No module imports another package's private module (``toolaudit.x._y`` from outside
+``toolaudit.x``): the import graph of ``src/`` is walked with ``ast``, including module
+names passed to ``importlib.import_module`` and registry strings."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+_MODULE_STRING = re.compile(r"^(toolaudit(?:\.\w+)+)(?::\w+)?$")
+
+
+def _package_of(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    # toolaudit/x/... -> "x"; toolaudit/__init__.py and toolaudit/errors.py -> ""
+    return parts[1] if len(parts) > 2 else ""
+
+
+def _imported(tree: ast.AST) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.lineno, node.module))
+            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            m = _MODULE_STRING.match(node.value)
+            if m:
+                out.append((node.lineno, m.group(1)))
+    return out
+
+
+def private_reach_throughs(root: Path) -> list[str]:
+    """``file:line module`` for every import of another package's private module/name."""
+    found: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        own = _package_of(path, root)
+        for line, module in sorted(_imported(ast.parse(path.read_text(encoding="utf-8")))):
+            parts = module.split(".")
+            if parts[0] != "toolaudit" or len(parts) < 3 or parts[1] == own:
+                continue
+            if parts[2].startswith("_") and not parts[2].startswith("__"):
+                found.append(f"{path.relative_to(root)}:{line} {module}")
+    return found
+
+
+def test_src_has_no_cross_package_private_import() -> None:
+    assert private_reach_throughs(SRC) == []
+
+
+def test_checker_finds_a_planted_reach_through(tmp_path: Path) -> None:
+    pkg = tmp_path / "toolaudit"
+    (pkg / "stats").mkdir(parents=True)
+    (pkg / "leakage").mkdir()
+    (pkg / "stats" / "_fast.py").write_text("X = 1\n")
+    (pkg / "stats" / "__init__.py").write_text("from toolaudit.stats._fast import X\n")
+    (pkg / "leakage" / "a.py").write_text(
+        "from toolaudit.stats import X\nfrom toolaudit.stats._fast import X as Y\n"
+    )
+    (pkg / "leakage" / "b.py").write_text(
+        "import importlib\nm = importlib.import_module('toolaudit.stats._fast')\n"
+        "from toolaudit.stats import _hidden\n"
+    )
+    assert private_reach_throughs(tmp_path) == [
+        "toolaudit/leakage/a.py:2 toolaudit.stats._fast",
+        "toolaudit/leakage/a.py:2 toolaudit.stats._fast.X",
+        "toolaudit/leakage/b.py:2 toolaudit.stats._fast",
+        "toolaudit/leakage/b.py:3 toolaudit.stats._hidden",
+    ]
