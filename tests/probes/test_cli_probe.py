@@ -167,3 +167,18 @@ def test_probe_run_model_without_llm_policy_exits_2(tmp_path: Path, capsys) -> N
     assert main(["probe", "run", "--out", str(tmp_path), "--model", "embedded:qwen"]) == 2
     assert "--policies llm" in capsys.readouterr().err
     assert not (tmp_path / "records.jsonl").exists()
+
+
+def test_probe_compare_report_has_paired_outcome_plot(shared_data: Path, tmp_path: Path) -> None:
+    sim = shared_data / "tau2" / "simulations"
+    a = sim / "airline__gemini-2.5-flash__user-same__10tasks-x2.json"
+    b = sim / "airline__grok-4-fast-reasoning__user-same__41tasks-66sims.json"
+    assert main(["probe", "compare", str(a), str(b), "--out", str(tmp_path), "--report"]) == 0
+    md = (tmp_path / "report.md").read_text()
+    assert "Task by task: pass rate of A and B" in md
+    assert "McNemar not computed: several trials per task" in md
+    assert "| A | 0.600 | 0.600 |" in md  # pass^1, pass^2 of the 10 × 2 file
+    assert (
+        md.count("data:image/png") == 0
+        and "data:image/png" in (tmp_path / "report.html").read_text()
+    )

@@ -88,6 +88,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--out", type=Path, default=None, help="write DIR/compare.json")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write DIR/report.html and DIR/report.md (needs --out), with the "
+        "task-by-task paired-outcome plot",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_compare)
 
@@ -311,6 +317,10 @@ def _compare(args: argparse.Namespace) -> int:
     _check_range("margin", args.margin, 0.0, 1.0, low_open=True)
     _check_range("threshold", args.threshold, 0.0, 1.0, low_open=True)
     _check_int("seed", args.seed, 0)
+    if args.report and args.out is None:
+        raise ConfigError("--report writes into --out DIR: give --out")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ConfigError(f"--out {args.out}: exists and is not a folder")
     result = compare_files(
         args.a,
         args.b,
@@ -332,8 +342,15 @@ def _compare(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_results(args.out / "compare.json", result)
-    for w in result["warnings"]:
-        sys.stderr.write(f"warning: {w}\n")
+        if args.report:
+            from toolaudit.probes import compare_section
+            from toolaudit.report import write_report
+
+            title = f"Paired comparison: {args.a.name} vs {args.b.name}"
+            write_report(
+                args.out, "toolaudit probe compare", [compare_section(result, title=title)]
+            )
+    # result["warnings"] were logged as warnings (stderr) by compare_files.
     if args.json:
         print_json(result)
         return 0

@@ -280,7 +280,8 @@ def _paired_outcome_figure(result: dict[str, Any]) -> Any:
     ax.set_yticks(range(len(rows)), [r["task"] for r in rows], fontsize=6)
     ax.set_xlim(-0.05, 1.05)
     ax.set_xlabel("pass rate over the task's trials")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylabel("task (sorted by B − A)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig
 
