@@ -2,6 +2,11 @@
 then every analysis (cells with task-cluster bootstraps, selection, judge audit).
 
 Usage: python benchmarks/probe_speed.py [--n-jobs 1 [2]] [--n-boot 2000]
+       python benchmarks/probe_speed.py --llm MODEL --llm-tasks 2 --llm-seeds 1 [--n-jobs 2]
+
+With ``--llm`` it also times the ``llm`` policy driven by MODEL on the first
+``--llm-tasks`` tasks × 7 conditions × ``--llm-seeds`` seed labels, and extrapolates the
+measured seconds per run to the full 25 × 7 × 3 study (525 runs) at the same ``--n-jobs``.
 
 The budget: the scripted study, run and analysed, under 10 s on 2 cores. Prints one line
 per setting and the generic-vs-vectorised bootstrap comparison that motivated
@@ -44,11 +49,41 @@ def _bootstrap(n_boot: int) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
+def _llm(model: str, tasks: int, seeds: int, n_jobs: int, temperature: float) -> None:
+    from toolaudit.probes._llm_agent import llm_factory
+
+    opts = {"model": model, "temperature": temperature, "max_steps": 12}
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        path = run_probe_study(
+            Path(tmp),
+            tasks=list(range(tasks)),
+            n_seeds=seeds,
+            policies=["llm"],
+            n_jobs=n_jobs,
+            agents={"llm": llm_factory(model, temperature=temperature)},
+            agent_options={"llm": opts},
+        )
+        elapsed = time.perf_counter() - t0
+        n = len(path.read_text().splitlines())
+    per_run = elapsed / n
+    full = 25 * 7 * 3
+    print(
+        f"llm ({model}, T={temperature}, n_jobs={n_jobs}): {n} runs in {elapsed:.1f} s = "
+        f"{per_run:.2f} s/run (model load included); 25 tasks x 7 conditions x 3 seeds = "
+        f"{full} runs -> about {per_run * full / 60:.0f} min"
+    )
+
+
 def main() -> None:
     """Run the benchmark and print the timings."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     ap.add_argument("--n-boot", type=int, default=2000)
+    ap.add_argument("--llm", default=None, help="also time the llm policy with this model")
+    ap.add_argument("--llm-tasks", type=int, default=2)
+    ap.add_argument("--llm-seeds", type=int, default=1)
+    ap.add_argument("--temperature", type=float, default=0.7)
     args = ap.parse_args()
     for n_jobs in args.n_jobs:
         run_s, analyze_s, n = _study(n_jobs, args.n_boot)
@@ -58,6 +93,8 @@ def main() -> None:
             f"n_jobs={n_jobs}: {n} runs in {run_s:.2f} s, analysis (n_boot={args.n_boot}) "
             f"{analyze_s:.2f} s, total {total:.2f} s [{verdict}: budget 10 s]"
         )
+    if args.llm:
+        _llm(args.llm, args.llm_tasks, args.llm_seeds, args.n_jobs[-1], args.temperature)
     generic, vectorised = _bootstrap(args.n_boot)
     print(
         f"one 75-row interval, n_boot={args.n_boot}: generic cluster_bootstrap {generic * 1e3:.1f} ms, "

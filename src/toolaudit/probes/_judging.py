@@ -173,9 +173,8 @@ def judge_records(
     cb(len(jobs) - len(todo), len(jobs), "verdicts")
     if todo:
         if load is None:
-            from toolaudit.models import load_model
-
-            load = load_model
+            # The agent's per-process model cache: one copy when agent and judge coincide.
+            from toolaudit.probes._llm_agent import _load as load
         lm: Any = load(config.model)
         fh = path.open("a", encoding="utf-8") if path is not None else None
         try:
