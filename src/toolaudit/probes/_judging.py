@@ -172,10 +172,10 @@ def judge_records(
     cb = progress or (lambda d, t, label: None)
     cb(len(jobs) - len(todo), len(jobs), "verdicts")
     if todo:
-        if load is None:
-            # The agent's per-process model cache: one copy when agent and judge coincide.
-            from toolaudit.probes._llm_agent import _load as load
-        lm: Any = load(config.model)
+        # The agent's per-process model cache: one copy when agent and judge coincide.
+        from toolaudit.probes._llm_agent import _load
+
+        lm: Any = (load or _load)(config.model)
         fh = path.open("a", encoding="utf-8") if path is not None else None
         try:
             for i, (ep, view, rep) in enumerate(todo, start=1):
