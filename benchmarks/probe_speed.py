@@ -52,7 +52,7 @@ def _bootstrap(n_boot: int) -> tuple[float, float]:
 def _llm(model: str, tasks: int, seeds: int, n_jobs: int, temperature: float) -> None:
     from toolaudit.probes._llm_agent import llm_factory
 
-    opts = {"model": model, "temperature": temperature, "max_steps": 12}
+    opts = {"model": model, "temperature": temperature, "max_steps": 10}
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         path = run_probe_study(

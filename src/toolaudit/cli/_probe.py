@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--temperature", type=float, default=0.7, help="sampling temperature of the llm policy"
     )
-    p.add_argument("--max-steps", type=int, default=12, help="generations per llm run at most")
+    p.add_argument("--max-steps", type=int, default=10, help="generations per llm run at most")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
     _analysis_options(p)

@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 Call = Callable[[str, dict[str, Any]], tuple[str, bool]]
 DEFAULT_MODEL = "embedded:qwen"
 DEFAULT_TEMPERATURE = 0.7
-DEFAULT_MAX_STEPS = 12
+DEFAULT_MAX_STEPS = 10
 SYSTEM = (
     "You are a research-operations assistant. Use the tools to do the task, one tool call "
     "at a time, and finish by calling the tool that submits the report. Do not guess values "
@@ -83,7 +83,7 @@ class LLMAgent:
         *,
         temperature: float = DEFAULT_TEMPERATURE,
         max_steps: int = DEFAULT_MAX_STEPS,
-        max_tokens: int = 192,
+        max_tokens: int = 128,
         loader: Callable[[str], Any] | None = None,
     ) -> None:
         self.model = model
