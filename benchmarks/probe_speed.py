@@ -16,6 +16,7 @@ per setting and the generic-vs-vectorised bootstrap comparison that motivated
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -27,15 +28,17 @@ from toolaudit.stats import cluster_bootstrap
 from toolaudit.stats._paired import cluster_mean_bootstrap
 
 
-def _study(n_jobs: int, n_boot: int) -> tuple[float, float, int]:
+def _study(n_jobs: int, n_boot: int) -> tuple[float, float, int, float]:
     with tempfile.TemporaryDirectory() as tmp:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         path = run_probe_study(Path(tmp), n_seeds=3, seed=0, n_jobs=n_jobs)
         t1 = time.perf_counter()
         result = analyze_study(Path(tmp), n_boot=n_boot)
         t2 = time.perf_counter()
+        cpu = time.process_time() - c0
         assert result["records"] == len(path.read_text().splitlines())
-        return t1 - t0, t2 - t1, result["records"]
+        return t1 - t0, t2 - t1, result["records"], cpu
 
 
 def _bootstrap(n_boot: int) -> tuple[float, float]:
@@ -86,12 +89,15 @@ def main() -> None:
     ap.add_argument("--temperature", type=float, default=0.7)
     args = ap.parse_args()
     for n_jobs in args.n_jobs:
-        run_s, analyze_s, n = _study(n_jobs, args.n_boot)
+        run_s, analyze_s, n, cpu = _study(n_jobs, args.n_boot)
         total = run_s + analyze_s
         verdict = "OK" if total < 10 else "OVER BUDGET"
+        load = os.getloadavg()[0]
         print(
             f"n_jobs={n_jobs}: {n} runs in {run_s:.2f} s, analysis (n_boot={args.n_boot}) "
-            f"{analyze_s:.2f} s, total {total:.2f} s [{verdict}: budget 10 s]"
+            f"{analyze_s:.2f} s, total {total:.2f} s wall, {cpu:.2f} s CPU of this process "
+            f"[{verdict}: budget 10 s wall; machine load average {load:.1f} on "
+            f"{os.cpu_count()} cores]"
         )
     if args.llm:
         _llm(args.llm, args.llm_tasks, args.llm_seeds, args.n_jobs[-1], args.temperature)

@@ -74,7 +74,10 @@ def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = N
     runs = []
     for ep in episodes:
         task, config = task_of(ep)
-        canon = invert_episode(ep, config)
+        # Conditions that keep names and presentation need no mapping back.
+        identity = config.obs_format == "compact" and all(s == a for s, _, a in config.names)
+        identity = identity and all(sh == s for s, sh, _ in config.names)
+        canon = ep if identity else invert_episode(ep, config)
         rescored = verifier.score(canon, task, EvalConfig()).total
         src = ep.source
         runs.append(
