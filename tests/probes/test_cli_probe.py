@@ -182,3 +182,10 @@ def test_probe_compare_report_has_paired_outcome_plot(shared_data: Path, tmp_pat
         md.count("data:image/png") == 0
         and "data:image/png" in (tmp_path / "report.html").read_text()
     )
+
+
+def test_probe_analyze_on_a_file_exits_2(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "records.jsonl"
+    f.write_text("")
+    assert main(["probe", "analyze", str(f)]) == 2
+    assert "not a folder" in capsys.readouterr().err

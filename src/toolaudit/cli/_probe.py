@@ -307,6 +307,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if args.dir.exists() and not args.dir.is_dir():
+        raise ConfigError(f"{args.dir}: not a folder; give the study folder holding records.jsonl")
     return _analyze_dir(args, args.dir)
 
 
