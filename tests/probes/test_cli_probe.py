@@ -189,3 +189,11 @@ def test_probe_analyze_on_a_file_exits_2(tmp_path: Path, capsys) -> None:
     f.write_text("")
     assert main(["probe", "analyze", str(f)]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "5", "0"])
+def test_probe_compare_bad_threshold_exits_2(shared_data: Path, value: str, capsys) -> None:
+    a = shared_data / RETAIL.format("gpt-4.1")
+    assert main(["probe", "compare", str(a), str(a), f"--threshold={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "invalid threshold=" in err[0]
