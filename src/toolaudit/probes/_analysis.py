@@ -218,6 +218,18 @@ def analyze_runs(
                 "msr": None,
                 "mtr": None,
                 "ptd": float(np.mean(list(ptd0.values()))) if ptd0 else None,
+                "ptd_ci95": _iv(
+                    _boot(
+                        list(ptd0),
+                        np.array(list(ptd0.values())),
+                        level=0.95,
+                        seed=seed,
+                        n_boot=n_boot,
+                    )
+                )
+                if ptd0
+                else None,
+                "n_proxy_tasks": len(ptd0),
                 "pass_rate_original": float(np.mean([r.passed for r in base])) if base else None,
                 "reward_original": float(np.mean([r.reward for r in base])) if base else None,
                 "quality_original": float(np.mean([r.quality for r in base])) if base else None,

@@ -328,8 +328,7 @@ def _attribution(f: Finding) -> str:
 def _misranking(f: Finding) -> str:
     d = f.details
     tail = (
-        "a gap-only ranking calls it robust although it passes no better under the original "
-        "evaluation than under the mutated one."
+        f"a gap-only ranking calls it robust although its mutated runs pass at {_f(d['mean_msr'])}."
         if f.verdict == "misranked_by_gap"
         else "the gap-only and the pass-rate rankings agree about it."
     )

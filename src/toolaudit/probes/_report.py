@@ -207,8 +207,7 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
 
 def _judge_blocks(sec: Section, judge: dict[str, Any], result: dict[str, Any]) -> None:
     if judge.get("skipped"):
-        sec.text(f"Judge audit skipped: {judge['skipped']}.")
-        return
+        return  # shown with the run's fallbacks
     if not judge.get("judges"):
         return
     cfg = judge.get("config") or {}
