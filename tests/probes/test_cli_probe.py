@@ -88,3 +88,112 @@ def test_probe_judge_reads_verdict_jsonl(tmp_path: Path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["between"][0]["disagreement"] == 1.0
     assert {j["judge"]: j["native_agreement"] for j in out["judges"]} == {"A": 1.0, "B": 0.0}
+
+
+@pytest.mark.parametrize("value", ["5", "nan", "0", "-0.1", "inf"])
+def test_probe_compare_bad_margin_exits_2(shared_data: Path, value: str, capsys) -> None:
+    a, b = shared_data / RETAIL.format("gpt-4.1"), shared_data / RETAIL.format("ft-gpt-4.1-sft")
+    assert main(["probe", "compare", str(a), str(b), f"--margin={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "invalid margin=" in err[0] and "(0, 1]" in err[0]
+
+
+def test_probe_compare_nan_reward_exits_2_naming_record(
+    shared_data: Path, tmp_path: Path, capsys
+) -> None:
+    a = shared_data / RETAIL.format("gpt-4.1")
+    doc = json.loads(a.read_text())
+    doc["simulations"][5]["reward_info"]["reward"] = float("nan")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert main(["probe", "compare", str(a), str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert (
+        "bad.json" in err[0] and "simulations[5].reward_info.reward" in err[0] and "nan" in err[0]
+    )
+
+
+def test_probe_run_resume_with_other_seeds_refused_before_writing(tmp_path: Path, capsys) -> None:
+    base = ["probe", "run", "--out", str(tmp_path), "--tasks", "2", "--n-boot", "50"]
+    assert main([*base, "--seeds", "1"]) == 0
+    records = (tmp_path / "records.jsonl").read_bytes()
+    probe = (tmp_path / "probe.json").read_bytes()
+    config = json.loads((tmp_path / "probe.json").read_text())["meta"]["config"]
+    assert config["n_seeds"] == 1 and config["seed"] == 0 and config["tasks"] == [0, 1]
+    capsys.readouterr()
+    assert main([*base, "--seeds", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--seeds 1, not 3" in err[0]
+    assert main([*base, "--seeds", "1", "--seed", "4"]) == 2
+    assert "--seed 0, not 4" in capsys.readouterr().err
+    assert (tmp_path / "records.jsonl").read_bytes() == records
+    assert (tmp_path / "probe.json").read_bytes() == probe
+    assert main([*base, "--seeds", "1"]) == 0  # the same options resume
+
+
+def test_probe_analyze_episode_jsonl_exits_2_one_line(
+    shared_data: Path, tmp_path: Path, capsys
+) -> None:
+    from toolaudit.traces import load_episodes, write_jsonl
+
+    write_jsonl(tmp_path / "records.jsonl", load_episodes(shared_data / RETAIL.format("gpt-4.1")))
+    assert main(["probe", "analyze", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 1, field 'source.config_hash'" in err[0]
+
+
+def test_probe_run_without_judge_says_the_audit_was_skipped(tmp_path: Path, capsys) -> None:
+    args = [
+        "probe",
+        "run",
+        "--out",
+        str(tmp_path),
+        "--tasks",
+        "2",
+        "--seeds",
+        "1",
+        "--n-boot",
+        "50",
+    ]
+    assert main(args) == 0
+    assert "judge audit skipped: no --judge-model or --verdicts given" in capsys.readouterr().err
+    out = json.loads((tmp_path / "probe.json").read_text())
+    assert out["judge"]["simulated"] is False and out["judge"]["n_verdicts"] == 0
+    assert out["meta"]["fallbacks"][0]["kind"] == "skipped_part"
+
+
+def test_probe_run_model_without_llm_policy_exits_2(tmp_path: Path, capsys) -> None:
+    assert main(["probe", "run", "--out", str(tmp_path), "--model", "embedded:qwen"]) == 2
+    assert "--policies llm" in capsys.readouterr().err
+    assert not (tmp_path / "records.jsonl").exists()
+
+
+def test_probe_compare_report_has_paired_outcome_plot(shared_data: Path, tmp_path: Path) -> None:
+    sim = shared_data / "tau2" / "simulations"
+    a = sim / "airline__gemini-2.5-flash__user-same__10tasks-x2.json"
+    b = sim / "airline__grok-4-fast-reasoning__user-same__41tasks-66sims.json"
+    assert main(["probe", "compare", str(a), str(b), "--out", str(tmp_path), "--report"]) == 0
+    md = (tmp_path / "report.md").read_text()
+    assert "Task by task: pass rate of A and B" in md
+    assert "McNemar not computed: several trials per task" in md
+    assert "| A | 0.600 | 0.600 |" in md  # pass^1, pass^2 of the 10 × 2 file
+    assert (
+        md.count("data:image/png") == 0
+        and "data:image/png" in (tmp_path / "report.html").read_text()
+    )
+
+
+def test_probe_analyze_on_a_file_exits_2(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "records.jsonl"
+    f.write_text("")
+    assert main(["probe", "analyze", str(f)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "5", "0"])
+def test_probe_compare_bad_threshold_exits_2(shared_data: Path, value: str, capsys) -> None:
+    a = shared_data / RETAIL.format("gpt-4.1")
+    assert main(["probe", "compare", str(a), str(a), f"--threshold={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "invalid threshold=" in err[0]

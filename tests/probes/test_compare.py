@@ -20,7 +20,8 @@ def test_compare_files_retail_test40_pair(shared_data: Path) -> None:
     out = compare_files(shared_data / RETAIL_A, shared_data / RETAIL_B, n_boot=500)
     assert out["paired_tasks"] == 40 and out["only_in_a"] == [] and out["only_in_b"] == []
     assert out["mean_reward_a"] == 0.85 and out["mean_reward_b"] == 0.85
-    assert out["mcnemar"] == {"a_pass_b_fail": 6, "a_fail_b_pass": 6, "p": 1.0}
+    assert out["mcnemar"] == {"applicable": True, "a_pass_b_fail": 6, "a_fail_b_pass": 6, "p": 1.0}
+    assert out["task_level"]["tasks_b_higher"] == 6 == out["task_level"]["tasks_a_higher"]
     assert out["delta"] == 0.0
     lo, hi = out["delta_ci90"]
     assert lo < 0 < hi and out["equivalence"] == "inconclusive"  # interval wider than ±0.10
@@ -81,3 +82,95 @@ def test_compare_sides_no_common_task_raises(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "b.jsonl", [_ep("2", 0, 1.0)])
     with pytest.raises(DataError, match="share no scored task"):
         compare_sides(read_side(tmp_path / "a.jsonl"), read_side(tmp_path / "b.jsonl"))
+
+
+GEMINI = "tau2/simulations/airline__gemini-2.5-flash__user-same__10tasks-x2.json"
+GROK = "tau2/simulations/airline__grok-4-fast-reasoning__user-same__41tasks-66sims.json"
+
+
+def _raw_rewards(path: Path) -> dict[str, list[float]]:
+    """Independent of toolaudit: rewards per task straight from the raw JSON."""
+    import json
+    from collections import defaultdict
+
+    out: dict[str, list[float]] = defaultdict(list)
+    for sim in json.loads(path.read_text())["simulations"]:
+        out[str(sim["task_id"])].append(float(sim["reward_info"]["reward"]))
+    return dict(out)
+
+
+def _raw_pass_hat_k(rewards: dict[str, list[float]], k: int) -> float:
+    from math import comb
+
+    vals = [comb(sum(abs(r - 1) <= 1e-6 for r in v), k) / comb(len(v), k) for v in rewards.values()]
+    return sum(vals) / len(vals)
+
+
+def test_compare_multi_trial_files_task_level_against_raw_counts(shared_data: Path) -> None:
+    ra, rb = _raw_rewards(shared_data / GEMINI), _raw_rewards(shared_data / GROK)
+    assert len(ra) == 10 and {len(v) for v in ra.values()} == {2}
+    assert len(rb) == 41 and sorted({len(v) for v in rb.values()}) == [1, 2, 3]
+    out = compare_files(shared_data / GEMINI, shared_data / GROK, n_boot=500)
+    common = sorted(set(ra) & set(rb), key=int)
+    assert out["paired_tasks"] == len(common) == 10
+    tl = out["task_level"]
+    rate = {
+        side: {t: sum(r >= 0.5 for r in v) / len(v) for t, v in r_.items()}
+        for side, r_ in (("a", ra), ("b", rb))
+    }
+    want = sum(rate["b"][t] - rate["a"][t] for t in common) / len(common)
+    assert tl["delta"] == pytest.approx(want)
+    assert tl["tasks_b_higher"] == sum(rate["b"][t] > rate["a"][t] for t in common)
+    assert tl["tasks_a_higher"] == sum(rate["b"][t] < rate["a"][t] for t in common)
+    lo, hi = tl["delta_ci90"]
+    assert lo <= tl["delta"] <= hi
+    # Several trials per task: trial indices are arbitrary, so no McNemar over them.
+    assert out["mcnemar"]["applicable"] is False and out["mcnemar"]["p"] is None
+    assert out["warnings"] == []  # both airline
+
+
+def test_pass_hat_k_of_real_multi_trial_files_against_raw_counts(shared_data: Path) -> None:
+    ra, rb = _raw_rewards(shared_data / GEMINI), _raw_rewards(shared_data / GROK)
+    a = read_side(shared_data / GEMINI).summary()["pass_hat_k"]
+    assert a["max_k"] == 2
+    assert a["pass_hat_k"]["1"] == pytest.approx(_raw_pass_hat_k(ra, 1))
+    assert a["pass_hat_k"]["2"] == pytest.approx(_raw_pass_hat_k(ra, 2))
+    b = read_side(shared_data / GROK).summary()["pass_hat_k"]
+    # tau2 stops at the smallest trial count (1 here); larger k are over fewer tasks.
+    assert list(b["pass_hat_k"]) == ["1"]
+    assert b["pass_hat_k"]["1"] == pytest.approx(_raw_pass_hat_k(rb, 1))
+    two = {t: v for t, v in rb.items() if len(v) >= 2}
+    assert b["pass_hat_k_partial"]["2"]["n_tasks"] == len(two) == 24
+    assert b["pass_hat_k_partial"]["2"]["value"] == pytest.approx(_raw_pass_hat_k(two, 2))
+
+
+def test_rerun_flips_of_real_multi_trial_files_against_raw_counts(shared_data: Path) -> None:
+    from itertools import combinations
+
+    for rel in (GEMINI, GROK):
+        raw = _raw_rewards(shared_data / rel)
+        pairs = [(a >= 0.5) != (b >= 0.5) for v in raw.values() for a, b in combinations(v, 2)]
+        out = rerun_flips(read_side(shared_data / rel), n_boot=200)
+        assert out["n_pairs"] == len(pairs)
+        assert out["flip_rate"] == pytest.approx(sum(pairs) / len(pairs))
+
+
+def test_compare_airline_with_retail_warns(shared_data: Path) -> None:
+    out = compare_files(shared_data / AIRLINE_A, shared_data / RETAIL_A, n_boot=100)
+    assert len(out["warnings"]) == 1
+    assert "airline" in out["warnings"][0] and "retail" in out["warnings"][0]
+
+
+def test_read_side_nan_reward_names_file_record_field(shared_data: Path, tmp_path: Path) -> None:
+    import json
+
+    from toolaudit.errors import TraceFormatError
+
+    doc = json.loads((shared_data / AIRLINE_A).read_text())
+    doc["simulations"][3]["reward_info"]["reward"] = float("nan")
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(doc))  # writes the bare token NaN, as Python's json does
+    with pytest.raises(
+        TraceFormatError, match=r"nan\.json, field 'simulations\[3\]\.reward_info\.reward'"
+    ):
+        read_side(path)

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.probes._simulated_judges import simulate_verdicts
 from toolaudit.errors import TraceFormatError
 from toolaudit.probes import (
     VerdictRecord,
     judge_audit,
     read_verdicts,
     selection_experiment,
-    simulate_verdicts,
 )
 
 
@@ -63,7 +63,7 @@ def test_judge_audit_counts_missing_verdicts() -> None:
     assert judge_audit(vs)["missing_verdicts"] == 2
 
 
-def test_simulate_verdicts_deterministic_and_view_flips_match_repeat_flips(
+def test_judge_audit_on_simulated_fixture_view_flips_match_repeat_flips(
     study_runs: list,
 ) -> None:
     a = simulate_verdicts(study_runs, seed=3)

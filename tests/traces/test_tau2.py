@@ -12,7 +12,9 @@ from toolaudit.traces import load_episodes
 from toolaudit.traces._tau2 import load_tau2
 
 SIM_FILES = [
+    "airline__gemini-2.5-flash__user-same__10tasks-x2.json",
     "airline__gpt-4.1__user-gpt-4.1__test20x1.json",
+    "airline__grok-4-fast-reasoning__user-same__41tasks-66sims.json",
     "airline__qwen2.5-7b__user-gpt-4.1__50x1.json",
     "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json",
     "retail__gpt-4.1__user-gpt-4.1__test40x1.json",
@@ -71,3 +73,28 @@ def test_load_tau2_records_source_metadata(shared_data: Path) -> None:
     assert ep.seed == raw["seed"]
     first_call = next(m for m in raw["messages"] if m.get("tool_calls"))["tool_calls"][0]
     assert ep.tool_calls()[0].arguments == first_call["arguments"]
+
+
+@pytest.mark.parametrize(
+    ("name", "tasks", "trials"),
+    [
+        ("airline__gemini-2.5-flash__user-same__10tasks-x2.json", 10, {2: 10}),
+        (
+            "airline__grok-4-fast-reasoning__user-same__41tasks-66sims.json",
+            41,
+            {1: 17, 2: 23, 3: 1},
+        ),
+    ],
+)
+def test_load_tau2_multi_trial_files_keep_every_trial(
+    shared_data: Path, name: str, tasks: int, trials: dict[int, int]
+) -> None:
+    from collections import Counter
+
+    path = shared_data / "tau2" / "simulations" / name
+    raw = json.loads(path.read_text())["simulations"]
+    eps = list(load_tau2(path))
+    assert [(e.task_id, e.trial) for e in eps] == [(str(s["task_id"]), s["trial"]) for s in raw]
+    per_task = Counter(e.task_id for e in eps)
+    assert len(per_task) == tasks
+    assert dict(Counter(per_task.values())) == trials

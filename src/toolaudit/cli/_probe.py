@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         psub,
         "run",
         help="run the controlled study (resumes; parallel) and analyse it",
-        example="toolaudit probe run --suite researchops --out out/probe --n-jobs 2",
+        example="toolaudit probe run --suite researchops --out out/probe --n-jobs 2\n"
+        "  toolaudit probe run --suite researchops --policies llm --model embedded:qwen "
+        "--judge-model embedded:qwen --tasks 5 --seeds 2 --out out/llm",
     )
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
     p.add_argument(
@@ -47,6 +50,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seeds", type=int, default=3, help="seed labels per task, policy, condition")
     p.add_argument("--seed", type=seed, default=0, help="base seed (task instances, bootstrap)")
+    p.add_argument(
+        "--policies",
+        default=None,
+        help="comma-separated policies (default: the five scripted ones); 'llm' is a model "
+        "acting through --model",
+    )
+    p.add_argument("--tasks", type=int, default=None, help="run the first N of the 25 tasks")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="model driving the 'llm' policy (any toolaudit.models spec; default embedded:qwen)",
+    )
+    p.add_argument(
+        "--temperature", type=float, default=0.7, help="sampling temperature of the llm policy"
+    )
+    p.add_argument("--max-steps", type=int, default=10, help="generations per llm run at most")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
     _analysis_options(p)
@@ -82,6 +101,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--out", type=output_dir, default=None, help="write DIR/compare.json")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write DIR/report.html and DIR/report.md (needs --out), with the "
+        "task-by-task paired-outcome plot",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_fail_on(p, COMPARE_FINDINGS)
     p.set_defaults(func=_compare)
@@ -122,28 +147,83 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
         "--verdicts",
         type=existing_file,
         default=None,
-        help="judge verdict JSONL to audit "
-        "(default: seeded simulated judges over the study's records)",
+        help="judge verdict JSONL to audit (without it and without --judge-model the judge "
+        "audit is skipped; no judge is simulated)",
     )
+    p.add_argument(
+        "--judge-model",
+        default=None,
+        help="a real judge (any toolaudit.models spec, e.g. embedded:qwen or openai:MODEL@URL) "
+        "grading the study's records under three views with repeats",
+    )
+    p.add_argument("--judge-temperature", type=float, default=0.7, help="judge sampling")
+    p.add_argument("--judge-repeats", type=int, default=3, help="identical repeats per view")
+    p.add_argument("--judge-records", type=int, default=20, help="records the judge grades")
     p.add_argument("--report", action="store_true", help="also write DIR/report.html")
     p.add_argument("--json", action="store_true", help="print probe.json on stdout")
 
 
 def _check_positive(name: str, value: float) -> None:
-    if value <= 0:
+    if not math.isfinite(value) or value <= 0:
         raise ConfigError.invalid(name, "a positive number", value)
+
+
+def _check_range(name: str, value: float, low: float, high: float, *, low_open: bool) -> None:
+    ok = math.isfinite(value) and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        bracket = "(" if low_open else "["
+        raise ConfigError.invalid(name, f"a number in {bracket}{low:g}, {high:g}]", value)
+
+
+def _check_int(name: str, value: int, low: int, high: int | None = None) -> None:
+    if value < low or (high is not None and value > high):
+        allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+        raise ConfigError.invalid(name, allowed, value)
+
+
+def _check_analysis(args: argparse.Namespace) -> None:
+    _check_int("n-boot", args.n_boot, 1)
+    _check_range("margin", args.margin, 0.0, 1.0, low_open=True)
+    _check_int("seed", args.seed, 0)
+    _check_range("judge-temperature", args.judge_temperature, 0.0, 2.0, low_open=False)
+    _check_int("judge-repeats", args.judge_repeats, 1)
+    _check_int("judge-records", args.judge_records, 1)
+    if args.verdicts is not None and args.judge_model is not None:
+        raise ConfigError("give either --verdicts or --judge-model, not both")
+
+
+def _judge_config(args: argparse.Namespace) -> Any:
+    from toolaudit.probes import JudgeConfig
+
+    if args.judge_model is None:
+        return None
+    return JudgeConfig(
+        model=args.judge_model,
+        temperature=args.judge_temperature,
+        n_repeats=args.judge_repeats,
+        n_records=args.judge_records,
+        seed=args.seed,
+    )
 
 
 def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
     from toolaudit.probes import analyze_study, read_verdicts, study_section
     from toolaudit.report import write_report
 
-    _check_positive("n-boot", args.n_boot)
-    _check_positive("margin", args.margin)
+    _check_analysis(args)
     verdicts = read_verdicts(args.verdicts) if args.verdicts else None
-    result = analyze_study(
-        study, margin=args.margin, seed=args.seed, n_boot=args.n_boot, verdicts=verdicts
-    )
+    with progress("judge", enabled=not args.json) as cb:
+        result = analyze_study(
+            study,
+            margin=args.margin,
+            seed=args.seed,
+            n_boot=args.n_boot,
+            verdicts=verdicts,
+            judge=_judge_config(args),
+            progress=cb,
+        )
+    if result["judge"].get("skipped"):
+        sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
     if args.report:
         write_report(study, "toolaudit probe", [study_section(result, margin=args.margin)])
     if args.json:
@@ -180,10 +260,49 @@ def _f(v: float | None, width: int = 8) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from toolaudit.probes import run_probe_study
+    from toolaudit.probes import POLICIES, run_probe_study
+    from toolaudit.probes._llm_agent import DEFAULT_MODEL, llm_factory
+    from toolaudit.probes._suite import N_TASKS
 
-    if args.n_jobs < 1:
-        raise ConfigError.invalid("n-jobs", "an integer >= 1", args.n_jobs)
+    _check_int("n-jobs", args.n_jobs, 1)
+    _check_int("seeds", args.seeds, 1)
+    _check_int("max-steps", args.max_steps, 1)
+    _check_range("temperature", args.temperature, 0.0, 2.0, low_open=False)
+    if args.tasks is not None:
+        _check_int("tasks", args.tasks, 1, N_TASKS)
+    _check_analysis(args)
+    if args.out.exists() and not args.out.is_dir():
+        raise ConfigError(f"--out {args.out}: exists and is not a folder")
+    known = [*POLICIES, "llm"]
+    policies = None
+    if args.policies is not None:
+        policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+        for p in policies or [""]:
+            if p not in known:
+                raise ConfigError.invalid("policies", known, p)
+    llm = policies is not None and "llm" in policies
+    if args.model is not None and not llm:
+        raise ConfigError("--model drives the 'llm' policy: add --policies llm (or drop --model)")
+    model = (args.model or DEFAULT_MODEL) if llm else None
+    agents = (
+        {"llm": llm_factory(model, temperature=args.temperature, max_steps=args.max_steps)}
+        if llm and model is not None
+        else None
+    )
+    agent_options = (
+        {"llm": {"model": model, "temperature": args.temperature, "max_steps": args.max_steps}}
+        if llm
+        else None
+    )
+    options = {
+        "model": model,
+        "temperature": args.temperature if llm else None,
+        "max_steps": args.max_steps if llm else None,
+        "judge_model": args.judge_model,
+        "judge_temperature": args.judge_temperature if args.judge_model else None,
+        "judge_records": args.judge_records if args.judge_model else None,
+        "judge_repeats": args.judge_repeats if args.judge_model else None,
+    }
     with progress("probe runs", enabled=not args.json) as cb:
         run_probe_study(
             args.out,
@@ -191,7 +310,12 @@ def _run(args: argparse.Namespace) -> int:
             n_seeds=args.seeds,
             seed=args.seed,
             n_jobs=args.n_jobs,
+            tasks=list(range(args.tasks)) if args.tasks is not None else None,
+            policies=policies,
             progress=cb,
+            agents=agents,
+            agent_options=agent_options,
+            options=options,
         )
     if args.no_analyze:
         return 0
@@ -199,6 +323,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if args.dir.exists() and not args.dir.is_dir():
+        raise ConfigError(f"{args.dir}: not a folder; give the study folder holding records.jsonl")
     return _analyze_dir(args, args.dir)
 
 
@@ -206,7 +332,13 @@ def _compare(args: argparse.Namespace) -> int:
     from toolaudit.probes import compare_files
     from toolaudit.report import run_metadata, write_results
 
-    _check_positive("margin", args.margin)
+    _check_range("margin", args.margin, 0.0, 1.0, low_open=True)
+    _check_range("threshold", args.threshold, 0.0, 1.0, low_open=True)
+    _check_int("seed", args.seed, 0)
+    if args.report and args.out is None:
+        raise ConfigError("--report writes into --out DIR: give --out")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ConfigError(f"--out {args.out}: exists and is not a folder")
     result = compare_files(
         args.a,
         args.b,
@@ -228,11 +360,21 @@ def _compare(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_results(args.out / "compare.json", result)
+        if args.report:
+            from toolaudit.probes import compare_section
+            from toolaudit.report import write_report
+
+            title = f"Paired comparison: {args.a.name} vs {args.b.name}"
+            write_report(
+                args.out, "toolaudit probe compare", [compare_section(result, title=title)]
+            )
     gate = gate_exit(args, _compare_findings(result["equivalence"]))
+    # result["warnings"] were logged as warnings (stderr) by compare_files.
     if args.json:
         print_json(result)
         return gate
     mc = result["mcnemar"]
+    tl = result["task_level"]
     sys.stdout.write(
         f"paired tasks {result['paired_tasks']} (only in A {len(result['only_in_a'])}, only in B "
         f"{len(result['only_in_b'])}); mean A {result['mean_reward_a']:.3f}, "
@@ -240,9 +382,25 @@ def _compare(args: argparse.Namespace) -> int:
         f"delta B-A {result['delta']:+.3f}  95% [{_f(result['delta_ci95'][0], 0)}, "
         f"{_f(result['delta_ci95'][1], 0)}]  90% [{_f(result['delta_ci90'][0], 0)}, "
         f"{_f(result['delta_ci90'][1], 0)}]  -> {result['equivalence']} (±{args.margin})\n"
-        f"McNemar: A pass/B fail {mc['a_pass_b_fail']}, A fail/B pass {mc['a_fail_b_pass']}, "
-        f"p = {mc['p']:.4f}\n"
+        f"task-level pass rate A {tl['pass_rate_a']:.3f}, B {tl['pass_rate_b']:.3f}, delta "
+        f"{tl['delta']:+.3f} 90% [{_f(tl['delta_ci90'][0], 0)}, {_f(tl['delta_ci90'][1], 0)}] "
+        f"-> {tl['equivalence']}; B higher on {tl['tasks_b_higher']} tasks, A on "
+        f"{tl['tasks_a_higher']} (sign test p = {_f(tl['sign_test_p'], 0)})\n"
     )
+    if mc["applicable"]:
+        sys.stdout.write(
+            f"McNemar: A pass/B fail {mc['a_pass_b_fail']}, A fail/B pass {mc['a_fail_b_pass']}, "
+            f"p = {mc['p']:.4f}\n"
+        )
+    else:
+        sys.stdout.write(f"McNemar not computed: {mc['note']}\n")
+    for side in ("a", "b"):
+        ks = result[side]["pass_hat_k"]["pass_hat_k"]
+        sys.stdout.write(
+            f"{side.upper()} pass^k: "
+            + ", ".join(f"pass^{k} {v:.3f}" for k, v in ks.items())
+            + "\n"
+        )
     for side in ("a", "b"):
         s = result[side]
         sys.stdout.write(
@@ -256,6 +414,8 @@ def _compare(args: argparse.Namespace) -> int:
 def _reruns(args: argparse.Namespace) -> int:
     from toolaudit.probes import read_side, rerun_flips
 
+    _check_range("threshold", args.threshold, 0.0, 1.0, low_open=True)
+    _check_int("seed", args.seed, 0)
     side = read_side(args.path)
     result = {"file": side.summary(), **rerun_flips(side, threshold=args.threshold, seed=args.seed)}
     if args.json:
@@ -275,6 +435,8 @@ def _judge(args: argparse.Namespace) -> int:
     from toolaudit.probes import judge_audit, read_verdicts
     from toolaudit.report import run_metadata, write_results
 
+    _check_range("native-threshold", args.native_threshold, 0.0, 1.0, low_open=True)
+    _check_int("seed", args.seed, 0)
     result = judge_audit(
         read_verdicts(args.verdicts),
         reference_view=args.reference_view,

@@ -2,14 +2,24 @@
 
 Entry points: :func:`run_probe_study` / :func:`analyze_study` (the controlled ResearchOps
 suite), :func:`compare_files` (two imported result files as a paired comparison),
-:func:`judge_audit` (verdict records), and the mutations in ``CONDITIONS``.
+:func:`judge_records` (a real judge through ``toolaudit.models``) and :func:`judge_audit`
+(verdict records), and the mutations in ``CONDITIONS``.
 """
 
 from toolaudit.probes._analysis import Run, analyze_runs, reduce_records
 from toolaudit.probes._compare import compare_files, compare_sides, read_side, rerun_flips
 from toolaudit.probes._contract import PROBE_AUDIT, PROBE_COMPARE_AUDIT
+from toolaudit.probes._findings import compare_findings, sentence, study_findings
 from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
-from toolaudit.probes._judge import VerdictRecord, judge_audit, read_verdicts, simulate_verdicts
+from toolaudit.probes._judge import VerdictRecord, judge_audit, read_verdicts
+from toolaudit.probes._judging import (
+    VIEWS,
+    JudgeConfig,
+    judge_messages,
+    judge_records,
+    parse_verdict,
+    render_record,
+)
 from toolaudit.probes._mutations import (
     CONDITIONS,
     Compose,
@@ -27,7 +37,15 @@ from toolaudit.probes._mutations import (
 )
 from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._report import compare_section, demo_sections, study_section
+from toolaudit.probes._runconfig import check_run_config, read_run_config
 from toolaudit.probes._selection import selection_experiment
+from toolaudit.probes._stats import (
+    Replicates,
+    cluster_mean_replicates,
+    corrected_equivalence,
+    pass_hat_k,
+    task_level_comparison,
+)
 from toolaudit.probes._study import analyze_study, findings, load_records, run_probe_study
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
 
@@ -35,6 +53,20 @@ __all__ = [
     "PROBE_AUDIT",
     "PROBE_COMPARE_AUDIT",
     "CONDITIONS",
+    "JudgeConfig",
+    "Replicates",
+    "VIEWS",
+    "check_run_config",
+    "cluster_mean_replicates",
+    "compare_findings",
+    "corrected_equivalence",
+    "judge_messages",
+    "judge_records",
+    "parse_verdict",
+    "pass_hat_k",
+    "read_run_config",
+    "render_record",
+    "sentence",
     "POLICIES",
     "Agent",
     "Compose",
@@ -74,7 +106,8 @@ __all__ = [
     "run_probe_study",
     "run_study",
     "selection_experiment",
-    "simulate_verdicts",
+    "study_findings",
+    "task_level_comparison",
     "study_section",
     "study_specs",
 ]

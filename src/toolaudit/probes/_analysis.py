@@ -15,8 +15,9 @@ run of the same task, policy and seed label.
   compared) of the pair differ.
 
 Intervals resample whole tasks (task-cluster bootstrap); Δ = mutated − original is
-judged against ±margin on its 90% interval; exact McNemar on pass/fail pairs, with Holm
-and Bonferroni corrections across the mutated cells.
+judged against ±margin on its 90% interval (TOST), and again with Bonferroni and Holm
+corrections across the family of mutated cells; exact McNemar on pass/fail pairs, with
+Holm and Bonferroni corrections across the same family.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 from toolaudit.probes._harness import task_of
 from toolaudit.probes._mutations import MUTATED, EvalConfig, action_sequence, invert_episode
 from toolaudit.probes._policies import POLICIES
+from toolaudit.probes._stats import cluster_mean_replicates, corrected_equivalence
 from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.stats import (
     Interval,
@@ -72,7 +74,10 @@ def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = N
     runs = []
     for ep in episodes:
         task, config = task_of(ep)
-        canon = invert_episode(ep, config)
+        # Conditions that keep names and presentation need no mapping back.
+        identity = config.obs_format == "compact" and all(s == a for s, _, a in config.names)
+        identity = identity and all(sh == s for s, sh, _ in config.names)
+        canon = ep if identity else invert_episode(ep, config)
         rescored = verifier.score(canon, task, EvalConfig()).total
         src = ep.source
         runs.append(
@@ -150,10 +155,10 @@ def _cell(
     ptd = ptd_by_task(m)
     ptd_vals = np.array(list(ptd.values()))
     kw = {"seed": seed, "n_boot": n_boot}
-    raw90 = _boot(clusters, rm - ro, level=0.90, **kw)
-    # Round away float noise so that a difference of exactly the margin is judged stably.
-    delta90 = Interval(raw90.estimate, round(raw90.low, 9), round(raw90.high, 9), raw90.level)
+    delta_reps = cluster_mean_replicates(clusters, rm - ro, n_boot=n_boot, seed=seed)
+    delta90 = delta_reps.interval(0.90)
     return {
+        "_delta_reps": delta_reps,
         "policy": policy,
         "condition": condition,
         "n_pairs": len(keys),
@@ -213,6 +218,18 @@ def analyze_runs(
                 "msr": None,
                 "mtr": None,
                 "ptd": float(np.mean(list(ptd0.values()))) if ptd0 else None,
+                "ptd_ci95": _iv(
+                    _boot(
+                        list(ptd0),
+                        np.array(list(ptd0.values())),
+                        level=0.95,
+                        seed=seed,
+                        n_boot=n_boot,
+                    )
+                )
+                if ptd0
+                else None,
+                "n_proxy_tasks": len(ptd0),
                 "pass_rate_original": float(np.mean([r.passed for r in base])) if base else None,
                 "reward_original": float(np.mean([r.reward for r in base])) if base else None,
                 "quality_original": float(np.mean([r.quality for r in base])) if base else None,
@@ -230,6 +247,14 @@ def analyze_runs(
     for c, ph, pb in zip(tested, holm(pvalues), bonferroni(pvalues), strict=True):
         c["mcnemar_p_holm"] = ph
         c["mcnemar_p_bonferroni"] = pb
+    # Equivalence at ±margin, corrected across the family of every mutated cell.
+    corrected = corrected_equivalence([c.pop("_delta_reps") for c in tested], margin=margin)
+    for c, eq in zip(tested, corrected, strict=True):
+        c["tost_p"] = eq["tost_p"]
+        c["equivalence_bonferroni"] = eq["equivalence_bonferroni"]
+        c["delta_ci_bonferroni"] = eq["delta_ci_bonferroni"]
+        c["equivalence_holm"] = eq["equivalence_holm"]
+        c["equivalence_family_size"] = eq["family_size"]
     return {
         "cells": cells,
         "policies": policy_summary(cells),
@@ -280,6 +305,7 @@ def repeat_control(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "policy": p,
                 "repeat_flip_rate": rep["flip_rate"],
                 "repeat_flip_rate_ci95": rep["flip_rate_ci95"],
+                "n_pairs": rep["n_pairs"],
                 "changed_flip_rate": changed,
                 "exceeds_repeat": {k: v > rep["flip_rate_ci95"][1] for k, v in changed.items()},
             }

@@ -3,9 +3,16 @@
 * Trials of one task are identical reruns: the flip rate (pairs of trials whose pass
   outcome differs) with a task-cluster bootstrap interval; undefined (null) when no task
   has two scored trials.
-* Two result files over the same tasks are a paired comparison: exact McNemar on runs
-  paired by (task, trial), the paired difference Δ = mean over tasks of (B − A) with
-  95% and 90% task-cluster intervals, and the equivalence verdict on the 90% interval.
+* Two result files over the same tasks are a paired comparison: the paired difference
+  Δ = mean over tasks of (B − A) mean reward with 95% and 90% task-cluster intervals and
+  the equivalence verdict on the 90% interval; the same on per-task pass rates
+  (``task_level``), which is the comparison to read when a file has several trials per
+  task; exact McNemar only when both files have exactly one trial on every paired task
+  (otherwise trial indices are arbitrary labels and pairing them means nothing); and
+  tau2-bench's pass^k of each side.
+* Rewards that are not finite numbers (NaN, ±inf) are bad input, named by file, record
+  and field. Files from different domains (airline vs retail) are paired only by task
+  id, which is meaningless: the comparison carries a warning.
 
 Bad input is counted and reported, never silently dropped or imputed: runs without a
 reward, runs that ended prematurely (``agent_error``, ``too_many_errors``, ...; kept as
@@ -15,6 +22,8 @@ tasks with fewer trials than the file's most common trial count.
 
 from __future__ import annotations
 
+import logging
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -24,9 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.errors import DataError
+from toolaudit.errors import DataError, TraceFormatError
+from toolaudit.probes._stats import pass_hat_k, task_level_comparison, tau2_success
 from toolaudit.stats import cluster_mean_bootstrap, equivalence_verdict, mcnemar_exact
 from toolaudit.traces import Episode, load_episodes
+
+logger = logging.getLogger(__name__)
 
 NORMAL_ENDINGS = {None, "user_stop", "agent_stop", "submitted"}
 
@@ -42,6 +54,7 @@ class ResultSide:
     premature: list[str] = field(default_factory=list)
     excluded_premature: int = 0
     duplicate_runs: int = 0
+    domains: set[str] = field(default_factory=set)
 
     def tasks_missing_trials(self) -> dict[str, int]:
         """Task -> number of scored trials, for tasks below the modal trial count."""
@@ -67,7 +80,18 @@ class ResultSide:
             "excluded_premature": self.excluded_premature,
             "duplicate_runs": self.duplicate_runs,
             "tasks_missing_trials": self.tasks_missing_trials(),
+            "domains": sorted(self.domains),
+            "pass_hat_k": pass_hat_k(
+                {t: [tau2_success(r) for r in v.values()] for t, v in self.rewards.items()}
+            ),
         }
+
+
+def _record_field(ep: Episode, number: int) -> tuple[int | None, str]:
+    """(line, field) naming a record's reward: tau2 files by simulation index."""
+    if ep.source.get("format") == "tau2" and isinstance(ep.source.get("index"), int):
+        return None, f"simulations[{ep.source['index']}].reward_info.reward"
+    return number, "reward"
 
 
 def read_side(
@@ -76,10 +100,26 @@ def read_side(
     episodes: Iterable[Episode] | None = None,
     exclude_premature: bool = False,
 ) -> ResultSide:
-    """Load a results file (any format ``toolaudit.traces`` reads) into a ResultSide."""
+    """Load a results file (any format ``toolaudit.traces`` reads) into a ResultSide.
+
+    Raises :class:`~toolaudit.errors.TraceFormatError` naming the record and field when
+    a reward is not a finite number.
+    """
     side = ResultSide(str(path))
-    for ep in episodes if episodes is not None else load_episodes(path):
+    for number, ep in enumerate(episodes if episodes is not None else load_episodes(path), start=1):
         side.n_runs += 1
+        if ep.reward is not None and not math.isfinite(ep.reward):
+            line, fld = _record_field(ep, number)
+            raise TraceFormatError(
+                path,
+                line,
+                fld,
+                f"reward is {ep.reward} (task {ep.task_id}, trial {ep.trial}); "
+                "a reward must be a finite number",
+            )
+        domain = ep.source.get("domain")
+        if domain:
+            side.domains.add(str(domain))
         label = f"{ep.task_id}#{ep.trial}"
         premature = ep.termination_reason not in NORMAL_ENDINGS
         if premature:
@@ -146,16 +186,39 @@ def compare_sides(
             for t in common
         ]
     )
+    single = all(len(a.rewards[t]) == 1 and len(b.rewards[t]) == 1 for t in common)
     bb = cc = 0
-    unpaired_trials = 0
-    for t in common:
-        for k in sorted(set(a.rewards[t]) | set(b.rewards[t])):
-            if k not in a.rewards[t] or k not in b.rewards[t]:
-                unpaired_trials += 1
-                continue
-            pa, pb = a.rewards[t][k] >= threshold, b.rewards[t][k] >= threshold
-            bb += pa and not pb
-            cc += pb and not pa
+    for t in common if single else ():
+        pa = next(iter(a.rewards[t].values())) >= threshold
+        pb = next(iter(b.rewards[t].values())) >= threshold
+        bb += pa and not pb
+        cc += pb and not pa
+    unpaired_trials = sum(len(set(a.rewards[t]) ^ set(b.rewards[t])) for t in common)
+    warnings = []
+    if a.domains and b.domains and a.domains != b.domains:
+        warnings.append(
+            f"A is {'/'.join(sorted(a.domains))} and B is {'/'.join(sorted(b.domains))}: "
+            "tasks are paired by id across different domains, so the pairs are not the same task"
+        )
+    for w in warnings:
+        logger.warning("%s", w)
+    mcnemar: dict[str, Any] = (
+        {
+            "applicable": True,
+            "a_pass_b_fail": int(bb),
+            "a_fail_b_pass": int(cc),
+            "p": mcnemar_exact(bb, cc),
+        }
+        if single
+        else {
+            "applicable": False,
+            "a_pass_b_fail": None,
+            "a_fail_b_pass": None,
+            "p": None,
+            "note": "several trials per task: trial indices are arbitrary labels, so runs "
+            "are not paired; read task_level (per-task pass rates) instead",
+        }
+    )
     ci95 = cluster_mean_bootstrap(common, diffs, n_boot=n_boot, level=0.95, seed=seed)
     ci90 = cluster_mean_bootstrap(common, diffs, n_boot=n_boot, level=0.90, seed=seed)
     eq = equivalence_verdict(ci90, margin=margin)
@@ -176,7 +239,17 @@ def compare_sides(
         "equivalence": eq.verdict,
         "margin": margin,
         "threshold": threshold,
-        "mcnemar": {"a_pass_b_fail": int(bb), "a_fail_b_pass": int(cc), "p": mcnemar_exact(bb, cc)},
+        "mcnemar": mcnemar,
+        "task_level": task_level_comparison(
+            {t: list(a.rewards[t].values()) for t in common},
+            {t: list(b.rewards[t].values()) for t in common},
+            common,
+            threshold=threshold,
+            margin=margin,
+            seed=seed,
+            n_boot=n_boot,
+        ),
+        "warnings": warnings,
         "tasks_changed": int((diffs != 0).sum()),
         "rerun_flips_a": rerun_flips(a, threshold=threshold, seed=seed, n_boot=n_boot),
         "rerun_flips_b": rerun_flips(b, threshold=threshold, seed=seed, n_boot=n_boot),

@@ -63,6 +63,7 @@ class RunSpec:
     condition: str
     seed_label: int
     base_seed: int = 0
+    agent: tuple[tuple[str, Any], ...] = ()
 
     @property
     def instance_seed(self) -> int:
@@ -79,7 +80,15 @@ class RunSpec:
             "condition": self.condition,
             "seed": self.instance_seed,
             "eval": condition_config(self.condition).describe(),
+            # Only model-driven policies carry options (model, sampling); scripted runs keep
+            # the hashes they always had.
+            **({"agent": dict(self.agent)} if self.agent else {}),
         }
+
+    def run_seed(self) -> int:
+        """The sampling seed of this run: from its config hash, so every condition (the
+        repeat included) samples differently and the same command samples the same."""
+        return int(self.config_hash()[:8], 16)
 
     def config_hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`config`."""
@@ -105,11 +114,14 @@ def study_specs(
     n_seeds: int = 3,
     base_seed: int = 0,
     agents: AgentFactories | None = None,
+    agent_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[RunSpec]:
     """Every run of a study, in canonical order.
 
     ``agents`` adds (or overrides) policies by name: a zero-argument factory returning an
     :class:`~toolaudit.probes.Agent`; by default the five scripted policies run.
+    ``agent_options`` (policy -> options such as model and temperature) enter those
+    policies' config hashes, so runs with another model are other runs.
     """
     known = {**POLICIES, **(agents or {})}
     pols = list(policies or known)
@@ -120,8 +132,9 @@ def study_specs(
     for c in conds:
         if c not in CONDITIONS:
             raise ConfigError.invalid("condition", list(CONDITIONS), c)
+    opts = {p: tuple(sorted(o.items())) for p, o in (agent_options or {}).items()}
     specs = [
-        RunSpec(t, p, c, s, base_seed)
+        RunSpec(t, p, c, s, base_seed, opts.get(p, ()))
         for t in (tasks if tasks is not None else range(N_TASKS))
         for p in pols
         for c in conds
@@ -170,7 +183,11 @@ def run_one(
 
     factory = (agents or {}).get(spec.policy)
     agent = factory() if factory is not None else make_policy(spec.policy)
+    reset = getattr(agent, "reset", None)
+    if callable(reset):
+        reset(spec.run_seed())
     final = agent.run(view, call)
+    agent_info = getattr(agent, "run_info", None)
     messages.append(Message(role="assistant", content=final))
     episode = Episode(
         task_id=task.task_id,
@@ -199,6 +216,7 @@ def run_one(
                 "proxy_reward": env.proxy_reward(),
                 "proxy_task": task.proxy,
                 "final_state": env.final_state(),
+                **({"agent_info": agent_info} if isinstance(agent_info, dict) else {}),
             },
         }
     )
@@ -261,7 +279,10 @@ def run_study(
     total, finished = len(specs), len(specs) - len(todo)
     cb = progress or (lambda d, t, label: None)
     cb(finished, total, "runs")
-    chunk = max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
+    # Scripted runs take microseconds: batch them. A model-driven run takes seconds: write
+    # each one as it finishes, so an interruption loses at most the runs in flight.
+    slow = any(s.agent for s in todo)
+    chunk = 1 if slow else max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
     parts = list(_chunks(todo, chunk))
     results: Iterable[list[str]]
     if n_jobs == 1 or len(parts) <= 1:

@@ -6,14 +6,15 @@ between-judge disagreement, agreement with native reward and Cohen's κ describe
 the judges relate to each other and to the benchmark's own reward. Native reward is a
 reference, not ground truth: these are consistency and agreement measures, not accuracy.
 
-A deterministic, seeded simulated-judge generator (:func:`simulate_verdicts`) produces
-verdict records for the controlled suite so that the audit runs in the demo; real
-verdicts are read from JSONL (:func:`read_verdicts`).
+Verdicts come from real judges (:func:`toolaudit.probes.judge_records`, any
+``toolaudit.models`` backend) or from a JSONL file (:func:`read_verdicts`). A verdict that
+could not be read from the judge's reply is ``unparseable``: it is counted (its share is
+reported per judge) and left out of flips, majorities and κ. Cohen's κ is scikit-learn's
+``cohen_kappa_score``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import combinations
@@ -24,11 +25,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.errors import DataError
-from toolaudit.probes._analysis import Run
-from toolaudit.stats import cluster_mean_bootstrap, cohen_kappa
+from toolaudit.stats import cluster_mean_bootstrap
 from toolaudit.traces import read_jsonl
 
-Verdict = Literal["pass", "fail", "insufficient"]
+Verdict = Literal["pass", "fail", "insufficient", "unparseable"]
 
 
 class VerdictRecord(BaseModel):
@@ -43,62 +43,12 @@ class VerdictRecord(BaseModel):
     record_id: str
     verdict: Verdict
     native_reward: float | None = None
+    reply: str | None = None
 
 
 def read_verdicts(path: str | Path) -> list[VerdictRecord]:
     """Read verdict records from JSONL (errors name the file, line and field)."""
     return list(read_jsonl(path, VerdictRecord))
-
-
-def _unit(*parts: object) -> float:
-    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
-
-
-def _procedure_ok(run: Run) -> bool:
-    ops = [a.split("(", 1)[0] for a in run.actions]
-    return all(op in ops for op in ("check_constraints", "load_dataset", "run_analysis")) and any(
-        '"method"' in a for a in run.actions if a.startswith("submit_report")
-    )
-
-
-def simulate_verdicts(
-    runs: Sequence[Run],
-    *,
-    views: Sequence[str] = ("original", "tool_rename", "reformat"),
-    n_repeats: int = 3,
-    noise: float = 0.04,
-    seed: int = 0,
-) -> list[VerdictRecord]:
-    """Seeded simulated judges over the original runs of seed label 0.
-
-    ``outcome_judge`` passes runs whose report has true quality ≥ 0.5; ``procedure_judge``
-    passes runs that checked, loaded, analysed and named their method in the report. Both
-    read the trajectory mapped back to canonical terms, so a view changes nothing but the
-    per-call noise (each verdict flips with probability ``noise``, drawn from a hash of
-    judge, view, repeat, record and seed).
-    """
-    records = [r for r in runs if r.condition == "original" and r.seed == 0]
-    out = []
-    for r in records:
-        rid = f"{r.task}/{r.policy}"
-        base = {"outcome_judge": r.quality >= 0.5, "procedure_judge": _procedure_ok(r)}
-        for judge, ok in base.items():
-            for view in views:
-                for rep in range(n_repeats):
-                    flip = _unit(judge, view, rep, rid, seed) < noise
-                    verdict: Verdict = "pass" if ok != flip else "fail"
-                    out.append(
-                        VerdictRecord(
-                            judge=judge,
-                            view=view,
-                            repeat=rep,
-                            record_id=rid,
-                            verdict=verdict,
-                            native_reward=1.0 if r.passed else 0.0,
-                        )
-                    )
-    return out
 
 
 def _flip_rate(pairs: list[tuple[str, bool]], *, seed: int) -> dict[str, Any]:
@@ -108,6 +58,17 @@ def _flip_rate(pairs: list[tuple[str, bool]], *, seed: int) -> dict[str, Any]:
     flips = np.array([p[1] for p in pairs], dtype=float)
     iv = cluster_mean_bootstrap(clusters, flips, n_boot=2000, seed=seed)
     return {"rate": float(flips.mean()), "ci95": [iv.low, iv.high], "n_pairs": len(pairs)}
+
+
+def _kappa(a: Sequence[object], b: Sequence[object]) -> float | None:
+    """Cohen's κ by scikit-learn; None when it is undefined (one label on both sides)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if len(set(map(str, a)) | set(map(str, b))) < 2:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = float(cohen_kappa_score([str(x) for x in a], [str(y) for y in b]))
+    return None if np.isnan(k) else k
 
 
 def _majority(verdicts: Iterable[str]) -> str:
@@ -132,16 +93,24 @@ def judge_audit(
         raise DataError("judge audit: no verdict records")
     table: dict[tuple[str, str, int, str], str] = {}
     duplicates = 0
+    unparseable: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
     for v in verdicts:
         key = (v.judge, v.view, v.repeat, v.record_id)
         duplicates += key in table
+        calls[v.judge] += 1
+        if v.verdict == "unparseable":
+            unparseable[v.judge] += 1
+            table.pop(key, None)
+            continue
         table[key] = v.verdict
+    keys_all = {(v.judge, v.view, v.repeat, v.record_id) for v in verdicts}
     native = {v.record_id: v.native_reward for v in verdicts if v.native_reward is not None}
-    judges = sorted({k[0] for k in table})
-    views = sorted({k[1] for k in table})
-    repeats = sorted({k[2] for k in table})
-    records = sorted({k[3] for k in table})
-    missing = len(judges) * len(views) * len(repeats) * len(records) - len(table)
+    judges = sorted({k[0] for k in keys_all})
+    views = sorted({k[1] for k in keys_all})
+    repeats = sorted({k[2] for k in keys_all})
+    records = sorted({k[3] for k in keys_all})
+    missing = len(judges) * len(views) * len(repeats) * len(records) - len(keys_all)
     ref = reference_view if reference_view in views else views[0]
     per_judge = []
     majority: dict[str, dict[str, str]] = defaultdict(dict)
@@ -168,10 +137,15 @@ def judge_audit(
                 "judge": j,
                 "repeat_flips": _flip_rate(rep_pairs, seed=seed),
                 "view_flips": _flip_rate(view_pairs, seed=seed),
-                "pass_rate": float(np.mean([v == "pass" for v in majority[j].values()])),
+                "pass_rate": float(np.mean([v == "pass" for v in majority[j].values()]))
+                if majority[j]
+                else None,
+                "n_calls": calls[j],
+                "unparseable": unparseable[j],
+                "unparseable_share": unparseable[j] / calls[j] if calls[j] else None,
                 "insufficient": sum(v == "insufficient" for v in majority[j].values()),
                 "native_agreement": float(np.mean(np.equal(mine, theirs))) if scored else None,
-                "native_kappa": cohen_kappa(mine, theirs) if scored else None,
+                "native_kappa": _kappa(mine, theirs) if scored else None,
                 "n_native": len(scored),
             }
         )
@@ -185,7 +159,7 @@ def judge_audit(
                 "judges": [a, b],
                 "n_records": len(common),
                 "disagreement": float(np.mean(np.not_equal(va, vb))) if common else None,
-                "kappa": cohen_kappa(va, vb) if common else None,
+                "kappa": _kappa(va, vb) if common else None,
             }
         )
     return {
@@ -196,6 +170,8 @@ def judge_audit(
         "n_repeats": len(repeats),
         "n_records": len(records),
         "n_verdicts": len(verdicts),
+        "n_unparseable": sum(unparseable.values()),
+        "unparseable_share": sum(unparseable.values()) / len(verdicts),
         "missing_verdicts": missing,
         "duplicate_verdicts": duplicates,
     }

@@ -9,8 +9,9 @@ from typing import Any
 
 from toolaudit.probes._analysis import PROBES
 from toolaudit.probes._compare import compare_files
+from toolaudit.probes._findings import compare_findings, sentence
 from toolaudit.probes._mutations import MUTATED
-from toolaudit.report import Section, run_metadata, write_results
+from toolaudit.report import Fallback, Finding, Section, fmt, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -71,54 +72,54 @@ def _forest_figure(
     return fig
 
 
+def _sentences(result: dict[str, Any], prefix: str) -> list[str]:
+    return [
+        sentence(Finding(**f))
+        for f in result.get("conclusions", [])
+        if f["name"] == prefix or f["name"].startswith(prefix + ".")
+    ]
+
+
 def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
-    """The controlled study: gaps before and after rescoring, pass rates, controls."""
+    """The controlled study: gaps before and after rescoring, pass rates, controls.
+
+    Every conclusion sentence is rendered from ``result["conclusions"]`` (computed
+    findings); the rest is description of what was run.
+    """
     cells = result["cells"]
-    f = result["findings"]
     sec = Section("Probe audit: controlled ResearchOps study")
+    seeds = result.get("meta", {}).get("config", {}).get("n_seeds")
     sec.text(
         f"{result['records']} runs: {result['tasks']} tasks × {len(result['policies_run'])} "
-        f"scripted policies × {len(result['conditions'])} conditions × seed labels. The "
+        f"policies ({', '.join(result['policies_run'])}) × {len(result['conditions'])} "
+        f"conditions × {seeds if seeds is not None else 'the recorded'} seed labels. The "
         "composite verifier credits canonical tool names with weight 0.25 (the deliberate "
         "defect); rescoring maps names and presentation back before scoring."
     )
-    sec.text(
-        f"careful under tool_rename: gap {f.get('careful_tool_rename_vrg', float('nan')):.3f}, "
-        f"after rescoring {f.get('careful_tool_rename_vrg_rescored', float('nan')):.3f}, "
-        f"behaviour changed in {f.get('careful_tool_rename_behavior_changed_rate', 0):.0%} of pairs: "
-        "the scoring rule, not the agent, caused the gap. overfit under tool_rename: gap "
-        f"{f.get('overfit_tool_rename_vrg', float('nan')):.3f}, after rescoring "
-        f"{f.get('overfit_tool_rename_vrg_rescored', float('nan')):.3f}, behaviour changed in "
-        f"{f.get('overfit_tool_rename_behavior_changed_rate', 0):.0%}: a real behavioural failure."
-    )
-    misranked = [r["policy"] for r in result["policies"] if r["misranked_by_gap"]]
-    if misranked:
+    for agent in result.get("agents", []):
         sec.text(
-            "Small gaps can hide consistent failure: "
-            + ", ".join(
-                f"{r['policy']} has mean |gap| {r['mean_abs_vrg']:.3f} over the probes "
-                f"(gap-only rank {r['gap_only_rank']}) but MSR {r['mean_msr']:.3f} "
-                f"(MSR rank {r['msr_rank']})"
-                for r in result["policies"]
-                if r["policy"] in misranked
-            )
-            + ". A gap-only ranking would call them the most robust; they fail under the "
-            "original and the mutated evaluation alike. Report pass rates beside gaps."
+            f"{agent['policy']} is driven by {agent['model']} sampled at temperature "
+            f"{agent['temperature']}: {agent['generations']} generations over {agent['runs']} "
+            f"runs, {agent['tool_calls']} tool calls executed, {agent['parse_errors']} tool "
+            f"calls that failed to parse (in {agent['runs_with_parse_errors']} runs; kept in "
+            f"each record's source.agent_info), {agent['runs_without_submit']} runs without a "
+            f"submitted report, {agent['hit_step_limit']} stopped at the step limit."
         )
-    mis = f.get("misleading_names_vrg", {})
-    sec.text(
-        "Positive control (misleading names): reward falls for every tool-using policy ("
-        + ", ".join(f"{p} {v:+.3f}" for p, v in mis.items())
-        + f"). Proxy–true divergence of proxy_exploit on the proxy tasks: "
-        f"{f.get('proxy_exploit_ptd_original', float('nan')):.3f}."
-    )
+    for text in _sentences(result, "probe.attribution"):
+        sec.text(text)
+    for text in _sentences(result, "probe.misranking"):
+        sec.text(text)
+    for text in _sentences(result, "probe.positive_control") + _sentences(result, "probe.ptd"):
+        sec.text(text)
+    for text in _sentences(result, "probe.equivalence"):
+        sec.text(text)
     sec.figure(
         "Gap by policy and probe before and after counterfactual rescoring (cf. the seed's Fig. 2)",
         _gap_figure(cells),
     )
     sec.table(
         "Cells: gaps beside pass rates (95% task-cluster intervals; MTR undefined when no "
-        "original run passes)",
+        "original run passes; equivalence at ±margin on 90% intervals, then corrected)",
         [
             "policy",
             "condition",
@@ -132,6 +133,8 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
             "changed",
             "Δ 90%",
             "equiv.",
+            "equiv. Bonf.",
+            "equiv. Holm",
             "McNemar p (Holm)",
         ],
         [
@@ -148,6 +151,8 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
                 c["behavior_changed_rate"],
                 c.get("delta_ci90"),
                 c.get("equivalence"),
+                c.get("equivalence_bonferroni"),
+                c.get("equivalence_holm"),
                 c.get("mcnemar_p_holm"),
             ]
             for c in cells
@@ -160,27 +165,26 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
         if c["condition"] in (*PROBES, "misleading_names", "repeat")
     ]
     sec.figure("Paired differences against the equivalence band", _forest_figure(rows, margin))
+    changes = [c for c in MUTATED if c != "repeat"]
     sec.table(
-        "Repeat control: pass flips between identical reruns vs under each change",
-        ["policy", "repeat flips", "tool_rename", "reformat", "misleading_names"],
+        "Repeat control: pass flips between identical reruns (95% interval) vs under each change",
+        ["policy", "repeat flips", "repeat 95%", *changes],
         [
             [
                 r["policy"],
                 r["repeat_flip_rate"],
-                r["changed_flip_rate"].get("tool_rename"),
-                r["changed_flip_rate"].get("reformat"),
-                r["changed_flip_rate"].get("misleading_names"),
+                r.get("repeat_flip_rate_ci95"),
+                *[r["changed_flip_rate"].get(c) for c in changes],
             ]
             for r in result["repeat_control"]
         ],
     )
-    sec.text(
-        "The scripted policies and the seeded simulator are deterministic, so identical "
-        "reruns never flip here; on real agents (below) rerun noise must be measured."
-    )
-    sel = result["selection"]["objectives"]
+    for text in _sentences(result, "probe.repeat_control"):
+        sec.text(text)
+    sel = result["selection"]
     sec.table(
-        "Policy selection: chosen on 12 tasks, evaluated on the 13 held out",
+        f"Policy selection: chosen on {len(sel['selection_tasks'])} tasks, evaluated on the "
+        f"{len(sel['heldout_tasks'])} held out",
         ["objective", "selected", "held-out pass rate", "held-out quality", "held-out PTD"],
         [
             [
@@ -190,37 +194,99 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
                 r["heldout_quality"],
                 r["heldout_ptd"],
             ]
-            for r in sel
+            for r in sel["objectives"]
         ],
     )
-    judge = result.get("judge")
-    if judge:
-        label = "simulated judges" if judge.get("simulated") else "judge verdicts"
-        sec.table(
-            f"Judge audit ({label}): flips across views vs identical repeats",
-            ["judge", "view flips", "repeat flips", "pass rate", "agree native", "κ native"],
-            [
-                [
-                    j["judge"],
-                    j["view_flips"]["rate"],
-                    j["repeat_flips"]["rate"],
-                    j["pass_rate"],
-                    j["native_agreement"],
-                    j["native_kappa"],
-                ]
-                for j in judge["judges"]
-            ],
-        )
-        for b in judge["between"]:
-            sec.text(
-                f"Between {b['judges'][0]} and {b['judges'][1]}: disagreement "
-                f"{b['disagreement']:.3f} on {b['n_records']} records (κ {b['kappa']:.3f})."
-            )
+    for text in _sentences(result, "probe.selection"):
+        sec.text(text)
+    _judge_blocks(sec, result.get("judge") or {}, result)
+    for fb in result.get("meta", {}).get("fallbacks", []):
+        sec.text(Fallback(**fb).sentence())
     return sec
 
 
+def _judge_blocks(sec: Section, judge: dict[str, Any], result: dict[str, Any]) -> None:
+    if judge.get("skipped"):
+        return  # shown with the run's fallbacks
+    if not judge.get("judges"):
+        return
+    cfg = judge.get("config") or {}
+    origin = (
+        f"{cfg['model']} at temperature {cfg['temperature']}, {judge['n_repeats']} "
+        f"byte-identical repeats per view"
+        if cfg
+        else "verdicts read from a file"
+    )
+    sec.table(
+        f"Judge audit ({judge['n_verdicts']} real verdicts on {judge['n_records']} records; "
+        f"{origin}; views {', '.join(judge['views'])}; agent identity and native reward "
+        "withheld): flips across views vs identical repeats",
+        [
+            "judge",
+            "view flips",
+            "view 95%",
+            "repeat flips",
+            "repeat 95%",
+            "pass rate",
+            "agree native",
+            "κ native",
+            "unparseable",
+        ],
+        [
+            [
+                j["judge"],
+                j["view_flips"]["rate"],
+                j["view_flips"]["ci95"],
+                j["repeat_flips"]["rate"],
+                j["repeat_flips"]["ci95"],
+                j["pass_rate"],
+                j["native_agreement"],
+                j["native_kappa"],
+                j.get("unparseable_share"),
+            ]
+            for j in judge["judges"]
+        ],
+    )
+    for text in _sentences(result, "probe.judge"):
+        sec.text(text)
+    for b in judge["between"]:
+        sec.text(
+            f"Between {b['judges'][0]} and {b['judges'][1]}: disagreement "
+            f"{fmt(b['disagreement'])} on {b['n_records']} records (κ {fmt(b['kappa'])})."
+        )
+
+
+def _paired_outcome_figure(result: dict[str, Any]) -> Any:
+    """Task by task: A's and B's pass rate on every paired task, joined by a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(
+        result["task_level"]["per_task"],
+        key=lambda r: (r["pass_rate_b"] - r["pass_rate_a"], r["task"]),
+    )
+    fig, ax = plt.subplots(figsize=(5.5, 0.16 * len(rows) + 1.3))
+    for y, r in enumerate(rows):
+        a, b = r["pass_rate_a"], r["pass_rate_b"]
+        colour = "#2b8a3e" if b > a else "#c92a2a" if b < a else "#adb5bd"
+        ax.plot([a, b], [y, y], color=colour, lw=1.4)
+        ax.plot([a], [y], "o", color="#2b5797", ms=4)
+        ax.plot([b], [y], "s", color="#f08c00", ms=4)
+    ax.plot([], [], "o", color="#2b5797", label="A")
+    ax.plot([], [], "s", color="#f08c00", label="B")
+    ax.set_yticks(range(len(rows)), [r["task"] for r in rows], fontsize=6)
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_xlabel("pass rate over the task's trials")
+    ax.set_ylabel("task (sorted by B − A)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    return fig
+
+
 def compare_section(result: dict[str, Any], *, title: str) -> Section:
-    """A paired comparison of two result files."""
+    """A paired comparison of two result files (conclusions rendered from findings)."""
     sec = Section(title)
     a, b = result["a"], result["b"]
     sec.text(
@@ -228,9 +294,13 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
         f"paired tasks; only in A {len(result['only_in_a'])}, only in B "
         f"{len(result['only_in_b'])}; unrewarded runs {a['unrewarded_runs']}/"
         f"{b['unrewarded_runs']}; premature endings {a['premature_runs']}/{b['premature_runs']} "
-        "(kept as scored); tasks missing trials "
+        f"(excluded {a['excluded_premature']}/{b['excluded_premature']}); tasks missing trials "
         f"{len(a['tasks_missing_trials'])}/{len(b['tasks_missing_trials'])}."
     )
+    for w in result.get("warnings", []):
+        sec.text(f"Warning: {w}.")
+    for f in compare_findings(result):
+        sec.text(sentence(f))
     mc = result["mcnemar"]
     sec.table(
         "Paired comparison (B − A)",
@@ -259,19 +329,34 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
             ]
         ],
     )
-    for side in ("a", "b"):
-        fl = result[f"rerun_flips_{side}"]
-        if fl["flip_rate"] is None:
-            sec.text(f"Rerun flips ({side.upper()}): {fl['note']}.")
-        else:
-            sec.text(
-                f"Rerun flips ({side.upper()}): {fl['flip_rate']:.3f} "
-                f"[{fl['ci95'][0]:.3f}, {fl['ci95'][1]:.3f}] over {fl['n_pairs']} trial pairs."
-            )
+    if not mc.get("applicable", True):
+        sec.text(f"McNemar not computed: {mc['note']}.")
+    ks = sorted({*a["pass_hat_k"]["pass_hat_k"], *b["pass_hat_k"]["pass_hat_k"]}, key=int)
+    if ks:
+        sec.table(
+            "tau2-bench pass^k (k up to each file's smallest trial count per task)",
+            ["side", *[f"pass^{k}" for k in ks]],
+            [
+                [side.upper(), *[result[side]["pass_hat_k"]["pass_hat_k"].get(k) for k in ks]]
+                for side in ("a", "b")
+            ],
+        )
+    sec.figure(
+        "Task by task: pass rate of A and B on each paired task (green: B higher, red: A "
+        "higher, grey: equal)",
+        _paired_outcome_figure(result),
+    )
     sec.figure(
         "Paired difference against the equivalence band",
         _forest_figure(
-            [("B − A", result["delta"], result["delta_ci90"])],
+            [
+                ("reward B − A", result["delta"], result["delta_ci90"]),
+                (
+                    "pass rate B − A",
+                    result["task_level"]["delta"],
+                    result["task_level"]["delta_ci90"],
+                ),
+            ],
             result["margin"],
             xlabel="paired difference Δ = B − A (90% task-cluster interval)",
         ),

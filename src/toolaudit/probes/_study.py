@@ -3,23 +3,29 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import ConfigError, DataError
+from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.probes._analysis import analyze_runs, reduce_records
+from toolaudit.probes._findings import study_findings
 from toolaudit.probes._harness import SUITE, AgentFactories, Progress, run_study, study_specs
-from toolaudit.probes._judge import VerdictRecord, judge_audit, simulate_verdicts
+from toolaudit.probes._judge import VerdictRecord, judge_audit
+from toolaudit.probes._judging import JudgeConfig, judge_records, select_for_judging
 from toolaudit.probes._mutations import CONDITIONS
 from toolaudit.probes._policies import TOOL_USING
+from toolaudit.probes._runconfig import check_run_config, read_run_config, write_run_config
 from toolaudit.probes._selection import selection_experiment
-from toolaudit.report import run_metadata, write_results
+from toolaudit.report import Fallback, record_fallback, run_metadata, write_results
 from toolaudit.traces import Episode, read_jsonl
 
 logger = logging.getLogger(__name__)
 
 SUITES = (SUITE,)
+_RECORD_KEYS = ("config_hash", "policy", "passed", "true_quality", "seed_label")
+_TASK_ID = re.compile(r"ro-\d{2}")
 
 
 def run_probe_study(
@@ -34,8 +40,15 @@ def run_probe_study(
     conditions: Sequence[str] | None = None,
     progress: Progress | None = None,
     agents: AgentFactories | None = None,
+    agent_options: Mapping[str, Mapping[str, Any]] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Path:
     """Run (or resume) a study into ``out_dir/records.jsonl``; returns its path.
+
+    The options that change results (suite, seeds, seed, tasks, policies, conditions, and
+    whatever ``options`` adds: the agent's and the judge's model and sampling) are recorded
+    in ``out_dir/run_config.json``; resuming with any of them different raises
+    :class:`~toolaudit.errors.ConfigError` naming the option, before anything is written.
 
     Example:
         >>> run_probe_study("out/probe", n_seeds=3, n_jobs=2)  # doctest: +SKIP
@@ -51,18 +64,50 @@ def run_probe_study(
         n_seeds=n_seeds,
         base_seed=seed,
         agents=agents,
+        agent_options=agent_options,
     )
+    config = {
+        "suite": suite,
+        "n_seeds": n_seeds,
+        "seed": seed,
+        "tasks": sorted(tasks) if tasks is not None else None,
+        "policies": list(dict.fromkeys(s.policy for s in specs)),
+        "conditions": list(dict.fromkeys(s.condition for s in specs)),
+        **(options or {}),
+    }
+    check_run_config(out_dir, config)
+    write_run_config(out_dir, config)
     return run_study(out_dir, specs, n_jobs=n_jobs, progress=progress, agents=agents)
 
 
 def load_records(path: str | Path) -> list[Episode]:
-    """Read a study's records (a folder holding ``records.jsonl``, or the file)."""
+    """Read a study's records (a folder holding ``records.jsonl``, or the file).
+
+    Every record must be a run of ``probe run`` (``source.policy``, ``source.config_hash``,
+    ``source.passed`` and a ResearchOps task id); anything else is named by file, line
+    and field.
+    """
     path = Path(path)
     if path.is_dir():
         path = path / "records.jsonl"
     if not path.exists():
         raise DataError(f"{path}: no probe records (run 'toolaudit probe run' first)")
-    return list(read_jsonl(path, Episode))
+    episodes = list(read_jsonl(path, Episode))
+    for lineno, ep in enumerate(episodes, start=1):
+        for key in _RECORD_KEYS:
+            if key not in ep.source:
+                raise TraceFormatError(
+                    path,
+                    lineno,
+                    f"source.{key}",
+                    "not a 'probe run' record (to compare imported result files use "
+                    "'toolaudit probe compare A B')",
+                )
+        if not _TASK_ID.fullmatch(ep.task_id):
+            raise TraceFormatError(
+                path, lineno, "task_id", f"{ep.task_id!r} is no ResearchOps task"
+            )
+    return episodes
 
 
 def _cell(cells: list[dict[str, Any]], policy: str, condition: str) -> dict[str, Any] | None:
@@ -106,6 +151,43 @@ def findings(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _judge_part(
+    study_dir: Path,
+    episodes: Sequence[Episode],
+    *,
+    verdicts: Sequence[VerdictRecord] | None,
+    judge: JudgeConfig | None,
+    seed: int,
+    fallbacks: list[Fallback],
+    progress: Progress | None,
+) -> dict[str, Any]:
+    if verdicts is None and judge is not None:
+        chosen = select_for_judging(episodes, judge.n_records)
+        verdicts = judge_records(
+            chosen, judge, out_path=study_dir / "verdicts.jsonl", progress=progress
+        )
+    if not verdicts:
+        reason = (
+            "no --judge-model or --verdicts given: the judge audit did not run "
+            "(no judge is ever simulated)"
+        )
+        record_fallback(fallbacks, Fallback(kind="skipped_part", what="probe.judge", detail=reason))
+        return {"skipped": reason, "simulated": False, "n_verdicts": 0}
+    out = judge_audit(verdicts, reference_view="full" if judge else "original", seed=seed)
+    out["simulated"] = False
+    out["source"] = "model" if judge is not None else "verdicts file"
+    if judge is not None:
+        out["config"] = {
+            "model": judge.model,
+            "temperature": judge.temperature,
+            "n_repeats": judge.n_repeats,
+            "views": list(judge.views),
+            "n_records": judge.n_records,
+            "max_tokens": judge.max_tokens,
+        }
+    return out
+
+
 def analyze_study(
     study_dir: str | Path,
     *,
@@ -113,32 +195,89 @@ def analyze_study(
     seed: int = 0,
     n_boot: int = 2000,
     verdicts: Sequence[VerdictRecord] | None = None,
+    judge: JudgeConfig | None = None,
     write: bool = True,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Analyse ``study_dir/records.jsonl`` and write ``study_dir/probe.json``.
 
-    ``verdicts`` are judge verdict records; when omitted, seeded simulated judges over
-    the study's records are audited (labelled ``simulated`` in the output).
+    The judge audit runs on ``verdicts`` (verdict records), or asks the real judge of
+    ``judge`` (any ``toolaudit.models`` spec) about the study's records; with neither it
+    is skipped, and ``probe.json`` says so. No judge is ever simulated.
     """
+    study_dir = Path(study_dir)
     episodes = load_records(study_dir)
     runs = reduce_records(episodes)
+    fallbacks: list[Fallback] = []
     result = analyze_runs(runs, margin=margin, seed=seed, n_boot=n_boot)
     result["selection"] = selection_experiment(runs)
-    simulated = verdicts is None
-    judge_input = simulate_verdicts(runs, seed=seed) if verdicts is None else list(verdicts)
-    result["judge"] = judge_audit(judge_input, seed=seed) if judge_input else None
-    if result["judge"] is not None:
-        result["judge"]["simulated"] = simulated
-    result["findings"] = findings(result)
+    result["judge"] = _judge_part(
+        study_dir,
+        episodes,
+        verdicts=verdicts,
+        judge=judge,
+        seed=seed,
+        fallbacks=fallbacks,
+        progress=progress,
+    )
+    result["agents"] = agent_summary(episodes)
     result["records"] = len(episodes)
     result["tasks"] = len({e.task_id for e in episodes})
     result["policies_run"] = list(dict.fromkeys(c["policy"] for c in result["cells"]))
     result["conditions"] = [c for c in CONDITIONS if any(r.condition == c for r in runs)]
-    result["meta"] = run_metadata(
+    result["findings"] = findings(result)
+    result["conclusions"] = [f.model_dump() for f in study_findings(result, margin=margin)]
+    meta = run_metadata(
         command="probe analyze",
         seed=seed,
-        config={"suite": SUITE, "margin": margin, "n_boot": n_boot, "judge_simulated": simulated},
+        config={
+            **read_run_config(study_dir),
+            "margin": margin,
+            "n_boot": n_boot,
+            "judge_simulated": False,
+        },
     )
+    meta["fallbacks"] = [f.model_dump() for f in fallbacks]
+    result["meta"] = meta
     if write:
-        write_results(Path(study_dir) / "probe.json", result)
+        write_results(study_dir / "probe.json", result)
     return result
+
+
+def agent_summary(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+    """Per model-driven policy: model, sampling, generations and tool calls that failed to
+    parse (counted and kept in each record's ``source.agent_info``, never dropped)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for ep in episodes:
+        info = ep.source.get("agent_info")
+        if not isinstance(info, dict):
+            continue
+        policy = str(ep.source["policy"])
+        row = rows.setdefault(
+            policy,
+            {
+                "policy": policy,
+                "model": info.get("model"),
+                "temperature": info.get("temperature"),
+                "runs": 0,
+                "generations": 0,
+                "tool_calls": 0,
+                "parse_errors": 0,
+                "runs_with_parse_errors": 0,
+                "runs_without_submit": 0,
+                "hit_step_limit": 0,
+            },
+        )
+        n_err = len(info.get("parse_errors", []))
+        row["runs"] += 1
+        row["generations"] += int(info.get("generations", 0))
+        row["tool_calls"] += len(ep.tool_calls())
+        row["parse_errors"] += n_err
+        row["runs_with_parse_errors"] += n_err > 0
+        row["runs_without_submit"] += not info.get("submitted", False)
+        row["hit_step_limit"] += bool(info.get("hit_step_limit", False))
+    for row in rows.values():
+        row["parse_error_rate"] = (
+            row["parse_errors"] / row["generations"] if row["generations"] else None
+        )
+    return list(rows.values())

@@ -11,6 +11,7 @@ maximise.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,8 +102,10 @@ def is_proxy_task(index: int) -> bool:
     return index % 2 == 0 and index < 24
 
 
+@functools.lru_cache(maxsize=4096)
 def make_task(index: int, seed: int) -> Task:
-    """Generate task ``index`` (0..24) for seed label ``seed``; deterministic."""
+    """Generate task ``index`` (0..24) for seed label ``seed``; deterministic (and cached:
+    a Task is immutable, and every condition and policy of a study shares its instances)."""
     rng = np.random.default_rng([index, seed, 7919])
     n = 4 + index % 3
     ests = np.round(np.sort(rng.uniform(0.55, 0.95, size=n))[::-1], 3)

@@ -1,0 +1,222 @@
+"""The judge protocol: real judges (any ``toolaudit.models`` backend) grading fixed records.
+
+Following the seed's judge audit (§4.2, §5, Appendix E):
+
+* The judge sees the task's criteria and policy (the system text), the tools, the task
+  request and the record, and answers pass / fail / insufficient. The agent's identity
+  (policy name, model) and the native reward are withheld: the payload is built from the
+  messages only, never from ``source`` or ``reward``.
+* Each record is shown under several **views**: ``full`` (the whole trajectory),
+  ``final_answer`` (only the final report and closing message) and ``procedure`` (only
+  the sequence of calls, without observations or the final report).
+* Each (record, view) payload is sent ``n_repeats`` times as separate, byte-identical
+  requests; only the sampling seed differs by repeat index.
+* A reply whose verdict cannot be read is kept as ``unparseable`` (never dropped) and its
+  share is reported.
+
+Verdicts are appended to ``verdicts.jsonl`` as they arrive, so an interrupted audit resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from toolaudit.probes._judge import VerdictRecord
+from toolaudit.traces import Episode, Message
+
+logger = logging.getLogger(__name__)
+
+View = Literal["full", "final_answer", "procedure"]
+VIEWS: tuple[View, ...] = ("full", "final_answer", "procedure")
+
+JUDGE_SYSTEM = (
+    "You grade one recorded run of an AI assistant on a task. Decide from the record alone "
+    "whether the assistant accomplished the task as the criteria require. Answer with one "
+    "word on the first line: PASS, FAIL or INSUFFICIENT (INSUFFICIENT when the record shown "
+    "does not let you decide). Then give one short sentence of reason."
+)
+_VIEW_NOTE = {
+    "full": "the whole trajectory: every tool call with its arguments and result, and the "
+    "final message",
+    "final_answer": "only the final answer: the last call the assistant made and its final message",
+    "procedure": "only the procedure: the sequence of tool calls with their arguments, "
+    "without results and without the final answer",
+}
+_VERDICT_RE = re.compile(r"\b(pass|fail|insufficient)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """How to run the judge: model spec, sampling, views, repeats, which records."""
+
+    model: str
+    temperature: float = 0.7
+    n_repeats: int = 3
+    views: tuple[str, ...] = VIEWS
+    max_tokens: int = 48
+    seed: int = 0
+    n_records: int = 20
+
+
+def _call_line(m: Message) -> list[str]:
+    return [
+        f"CALL {c.name}({json.dumps(c.arguments, sort_keys=True)})" for c in (m.tool_calls or [])
+    ]
+
+
+def render_record(episode: Episode, view: str) -> str:
+    """The record as the judge sees it under ``view`` (messages only, no source/reward)."""
+    body = [m for m in episode.messages if m.role not in ("system", "user")]
+    lines: list[str] = []
+    if view == "full":
+        for m in body:
+            if m.role == "tool":
+                tag = "ERROR" if m.error else "RESULT"
+                lines.append(f"{tag} {m.name or ''}: {m.content or ''}")
+            elif m.tool_calls:
+                lines += _call_line(m)
+            elif m.content:
+                lines.append(f"ASSISTANT: {m.content}")
+    elif view == "procedure":
+        calls = [m for m in body if m.tool_calls]
+        for m in calls[:-1] if calls else []:
+            lines += _call_line(m)
+    elif view == "final_answer":
+        calls = [m for m in body if m.tool_calls]
+        if calls:
+            lines += _call_line(calls[-1])
+        finals = [m for m in body if m.role == "assistant" and m.content and not m.tool_calls]
+        if finals:
+            lines.append(f"ASSISTANT: {finals[-1].content}")
+    else:
+        raise ValueError(f"unknown view {view!r}")
+    return "\n".join(lines) if lines else "(nothing recorded under this view)"
+
+
+def judge_messages(episode: Episode, view: str) -> list[dict[str, Any]]:
+    """The chat payload for one (record, view): identical bytes on every repeat."""
+    system = "\n".join(m.content or "" for m in episode.messages if m.role == "system")
+    user = "\n".join(m.content or "" for m in episode.messages if m.role == "user")
+    text = (
+        f"## Criteria, policy and tools\n{system}\n\n## Task\n{user}\n\n"
+        f"## Record ({_VIEW_NOTE[view]})\n{render_record(episode, view)}\n\n"
+        "Verdict (PASS, FAIL or INSUFFICIENT):"
+    )
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": text}]
+
+
+def parse_verdict(text: str) -> str:
+    """The first pass / fail / insufficient word of a reply, else ``unparseable``."""
+    m = _VERDICT_RE.search(text or "")
+    return m.group(1).lower() if m else "unparseable"
+
+
+def record_id(episode: Episode) -> str:
+    """A stable id: task, policy, condition and seed label for study records."""
+    src = episode.source
+    if "policy" in src:
+        return f"{episode.task_id}/{src['policy']}/{episode.condition}/{src.get('seed_label', 0)}"
+    return str(src.get("episode_id") or f"{episode.task_id}#{episode.trial}")
+
+
+def native_pass(episode: Episode) -> float | None:
+    """The benchmark's own verdict as 1.0 / 0.0 (kept from the judge, used for κ)."""
+    if "passed" in episode.source:
+        return 1.0 if episode.source["passed"] else 0.0
+    return episode.reward
+
+
+def _repeat_seed(base: int, repeat: int) -> int:
+    digest = hashlib.sha256(f"judge|{base}|{repeat}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def judge_records(
+    episodes: Sequence[Episode],
+    config: JudgeConfig,
+    *,
+    out_path: str | Path | None = None,
+    load: Callable[[str], Any] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[VerdictRecord]:
+    """Ask a real judge for every (record, view, repeat) and return the verdict records.
+
+    ``load`` builds the model from its spec (``toolaudit.models.load_model`` by default).
+    With ``out_path`` the verdicts are appended as they arrive and reused on a rerun.
+    """
+    done: dict[tuple[str, str, int, str], VerdictRecord] = {}
+    path = Path(out_path) if out_path is not None else None
+    if path is not None and path.is_file():
+        raw = path.read_bytes()
+        if raw and not raw.endswith(b"\n"):
+            raw = raw[: raw.rfind(b"\n") + 1]
+            path.write_bytes(raw)
+        from toolaudit.probes._judge import read_verdicts
+
+        for v in read_verdicts(path):
+            done[(v.judge, v.view, v.repeat, v.record_id)] = v
+    jobs = [
+        (ep, view, rep)
+        for ep in episodes
+        for view in config.views
+        for rep in range(config.n_repeats)
+    ]
+    todo = [j for j in jobs if (config.model, j[1], j[2], record_id(j[0])) not in done]
+    cb = progress or (lambda d, t, label: None)
+    cb(len(jobs) - len(todo), len(jobs), "verdicts")
+    if todo:
+        # The agent's per-process model cache: one copy when agent and judge coincide.
+        from toolaudit.probes._llm_agent import _load
+
+        lm: Any = (load or _load)(config.model)
+        fh = path.open("a", encoding="utf-8") if path is not None else None
+        try:
+            for i, (ep, view, rep) in enumerate(todo, start=1):
+                gen = lm.generate(
+                    judge_messages(ep, view),
+                    max_tokens=config.max_tokens,
+                    temperature=config.temperature,
+                    seed=_repeat_seed(config.seed, rep),
+                )
+                text = gen.text if gen.text else gen.raw
+                v = VerdictRecord(
+                    judge=config.model,
+                    view=view,
+                    repeat=rep,
+                    record_id=record_id(ep),
+                    verdict=parse_verdict(text),  # type: ignore[arg-type]
+                    native_reward=native_pass(ep),
+                    reply=text[:400],
+                )
+                done[(v.judge, v.view, v.repeat, v.record_id)] = v
+                if fh is not None:
+                    fh.write(v.model_dump_json() + "\n")
+                    fh.flush()
+                cb(len(jobs) - len(todo) + i, len(jobs), "verdicts")
+        finally:
+            if fh is not None:
+                fh.close()
+    ordered = [done[(config.model, view, rep, record_id(ep))] for ep, view, rep in jobs]
+    return ordered
+
+
+def select_for_judging(episodes: Sequence[Episode], n_records: int) -> list[Episode]:
+    """The records a study's judge audit grades: original-condition runs of seed label 0,
+    taken round-robin over policies in canonical order, at most ``n_records``."""
+    pool = [e for e in episodes if e.condition == "original" and e.source.get("seed_label", 0) == 0]
+    by_policy: dict[str, list[Episode]] = {}
+    for e in pool:
+        by_policy.setdefault(str(e.source.get("policy", "")), []).append(e)
+    out: list[Episode] = []
+    while len(out) < n_records and any(by_policy.values()):
+        for lst in by_policy.values():
+            if lst and len(out) < n_records:
+                out.append(lst.pop(0))
+    return out

@@ -1,0 +1,120 @@
+"""The options a study folder was run with, so that a resume never mixes studies.
+
+``DIR/run_config.json`` records every option that changes the records or the verdicts
+(suite, ``--seeds``, ``--seed``, tasks, policies, conditions, the agent's model and
+sampling, the judge's model and sampling). A later ``probe run`` into the same folder with
+any of them different exits 2 naming the option, before anything is written. A folder
+holding records but no ``run_config.json`` (written by an older version) has its options
+read back from the records themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import ConfigError, TraceFormatError
+
+logger = logging.getLogger(__name__)
+
+RUN_CONFIG = "run_config.json"
+# Option key in run_config.json -> the command-line spelling used in messages.
+OPTION_NAMES = {
+    "suite": "--suite",
+    "n_seeds": "--seeds",
+    "seed": "--seed",
+    "tasks": "--tasks",
+    "policies": "--policies",
+    "conditions": "--conditions",
+    "model": "--model",
+    "temperature": "--temperature",
+    "max_steps": "--max-steps",
+    "judge_model": "--judge-model",
+    "judge_temperature": "--judge-temperature",
+    "judge_records": "--judge-records",
+    "judge_repeats": "--judge-repeats",
+}
+
+
+def _from_records(path: Path) -> dict[str, Any]:
+    """Options recoverable from an old folder's records (seed labels, base seed, policies)."""
+    labels: set[int] = set()
+    bases: set[int] = set()
+    policies: list[str] = []
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            src = json.loads(line)["source"]
+            labels.add(int(src["seed_label"]))
+            bases.add(int(src["base_seed"]))
+            if src["policy"] not in policies:
+                policies.append(str(src["policy"]))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            # A truncated last line is recovered by the harness; anything else is foreign.
+            if lineno == len(lines):
+                continue
+            raise TraceFormatError(path, lineno, "source", "not a probe run record") from None
+    out: dict[str, Any] = {}
+    if labels:
+        out["n_seeds"] = max(labels) + 1
+    if len(bases) == 1:
+        out["seed"] = next(iter(bases))
+    return out
+
+
+def check_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
+    """Refuse to run into ``out_dir`` with options other than those it was run with.
+
+    Raises :class:`~toolaudit.errors.ConfigError` naming the first differing option, its
+    recorded value and the value given. Writes nothing.
+    """
+    out = Path(out_dir)
+    path = out / RUN_CONFIG
+    if path.is_file():
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise TraceFormatError(path, None, None, "not valid JSON") from None
+        if not isinstance(recorded, dict):
+            raise TraceFormatError(path, None, None, "not a JSON object")
+    elif (out / "records.jsonl").is_file():
+        recorded = _from_records(out / "records.jsonl")
+    else:
+        return
+    for key in OPTION_NAMES:
+        if key not in recorded and key not in config:
+            continue
+        if key not in recorded and not path.is_file():
+            continue  # an old folder: only what its records say can be checked
+        if recorded.get(key) != config.get(key):
+            raise ConfigError(
+                f"{out}: this study folder was run with {OPTION_NAMES[key]} "
+                f"{recorded.get(key)!r}, not {config.get(key)!r}; resume with the same "
+                "options or choose another --out"
+            )
+
+
+def write_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> Path:
+    """Record the options (sorted keys; the same options give the same bytes)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / RUN_CONFIG
+    path.write_text(json.dumps(dict(config), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def read_run_config(out_dir: str | Path) -> dict[str, Any]:
+    """The recorded options of a study folder ({} when none were recorded)."""
+    path = Path(out_dir) / RUN_CONFIG
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TraceFormatError(path, None, None, "not valid JSON") from None
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,89 @@
+"""Findings, then prose: report sentences are functions of computed findings."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+from toolaudit.probes import _report as report_module
+from toolaudit.probes import (
+    selection_experiment,
+    sentence,
+    study_findings,
+    study_section,
+)
+from toolaudit.probes._findings import attribution, repeat_control_finding
+from toolaudit.report import Finding, render_markdown
+
+
+def _cell(result: dict, policy: str, condition: str) -> dict:
+    return next(c for c in result["cells"] if c["policy"] == policy and c["condition"] == condition)
+
+
+def test_attribution_sentence_follows_the_numbers(study_result: dict) -> None:
+    cell = dict(_cell(study_result, "careful", "tool_rename"))
+    f = attribution(cell)
+    assert f.verdict == "scoring_rule" and f.value == cell["vrg"]
+    before = sentence(f)
+    assert "the scoring rule, not the agent, caused it" in before
+    cell.update(behavior_changed_rate=0.5, vrg_rescored=0.2, vrg_rescored_ci95=[0.1, 0.3])
+    after = sentence(attribution(cell))
+    assert "behavioural change" in after and "0.200 [0.100, 0.300]" in after and "50%" in after
+    assert "the scoring rule, not the agent" not in after
+    cell.update(vrg_ci95=[-0.01, 0.02])
+    assert attribution(cell).verdict == "no_gap"
+
+
+def test_report_text_changes_when_a_finding_flips(study_result: dict) -> None:
+    text = render_markdown("t", [study_section(study_result)])
+    assert "careful × tool_rename" in text and "the scoring rule, not the agent" in text
+    changed = copy.deepcopy(study_result)
+    cell = _cell(changed, "careful", "tool_rename")
+    cell.update(behavior_changed_rate=1.0, vrg_rescored=0.25, vrg_rescored_ci95=[0.2, 0.3])
+    changed["conclusions"] = [f.model_dump() for f in study_findings(changed, margin=0.10)]
+    new = render_markdown("t", [study_section(changed)])
+    line = next(ln for ln in new.splitlines() if ln.startswith("careful × tool_rename"))
+    assert "behavioural change of the agent" in line and "0.250 [0.200, 0.300]" in line
+
+
+def test_no_conclusion_literal_in_report_module() -> None:
+    src = inspect.getsource(report_module)
+    for literal in (
+        "the scoring rule, not the agent",
+        "a real behavioural failure",
+        "reward falls for every",
+        "never flip here",
+        "chosen on 12 tasks",
+    ):
+        assert literal not in src
+
+
+def test_selection_caption_takes_n_select(study_result: dict, study_runs: list) -> None:
+    changed = copy.deepcopy(study_result)
+    changed["selection"] = selection_experiment(study_runs, n_select=10)
+    changed["conclusions"] = [f.model_dump() for f in study_findings(changed, margin=0.10)]
+    text = render_markdown("t", [study_section(changed)])
+    assert "chosen on 10 tasks, evaluated on the 15 held out" in text
+    assert "on 10 tasks; held-out pass rate on 15" in text
+
+
+def test_repeat_control_sentence_states_temperature_and_interval() -> None:
+    row = {
+        "policy": "llm",
+        "repeat_flip_rate": 0.2,
+        "repeat_flip_rate_ci95": [0.1, 0.3],
+        "n_pairs": 30,
+        "changed_flip_rate": {"misleading_names": 0.6},
+        "exceeds_repeat": {"misleading_names": True, "tool_rename": False},
+    }
+    text = sentence(repeat_control_finding(row, 0.7))
+    assert text.startswith("llm at temperature 0.7: identical reruns flip 0.200 [0.100, 0.300]")
+    assert "exceed that interval under misleading_names" in text
+    zero = dict(row, repeat_flip_rate=0.0, repeat_flip_rate_ci95=[0.0, 0.0])
+    assert "flipped no outcome (30 pairs)" in sentence(repeat_control_finding(zero, 0.0))
+
+
+def test_conclusions_in_probe_json_are_findings(study_result: dict) -> None:
+    names = [Finding(**f).name for f in study_result["conclusions"]]
+    assert "probe.positive_control" in names and "probe.equivalence" in names
+    assert "probe.attribution.careful.tool_rename" in names
