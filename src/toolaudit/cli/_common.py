@@ -239,7 +239,7 @@ def read_config(path: str | Path) -> tuple[str | None, dict[str, Any]]:
     Raises TraceFormatError naming the file and field when it has no ``meta.config``.
     """
     from toolaudit.errors import TraceFormatError
-    from toolaudit.traces._source import read_json_document
+    from toolaudit.traces import read_json_document
 
     path = Path(path)
     if not path.is_file():
@@ -312,6 +312,6 @@ def safe_text(value: object) -> str:
     """Trace content made safe for a terminal: control characters (ESC, BEL, CR, ...)
     shown as visible escapes such as ``\\x1b``; print the result as rich ``Text``,
     never as markup."""
-    from toolaudit.report._document import visible
+    from toolaudit.report import visible
 
     return visible(str(value))

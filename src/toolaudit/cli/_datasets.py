@@ -7,7 +7,7 @@ from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json, progress
 from toolaudit.cli._validate import output_dir, seed
-from toolaudit.report._document import visible
+from toolaudit.report import visible
 
 GENERATORS = ("tcr-shortcut",)
 

@@ -15,7 +15,7 @@ from toolaudit.cli._common import (
     progress,
 )
 from toolaudit.cli._validate import output_dir, positive_int, seed
-from toolaudit.report._document import visible
+from toolaudit.report import visible
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import Any
 from toolaudit.cli._common import add_parser, print_json
 from toolaudit.cli._validate import output_file, positive_int, seed
 from toolaudit.errors import DataError
-from toolaudit.models._base import TRUNCATE
+from toolaudit.models import TRUNCATE
 
 
 def register(sub: Any) -> None:
@@ -224,7 +224,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _score_chat(args: argparse.Namespace) -> int:
-    from toolaudit.models._actions import call_reply_probabilities
+    from toolaudit.models import call_reply_probabilities
 
     messages = _read_json_list(args.messages, "messages")
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None

@@ -11,7 +11,7 @@ from typing import Any
 from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json, progress
 from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
-from toolaudit.report._document import visible
+from toolaudit.report import visible
 
 # `probe compare --fail-on FINDING` (exit 3 when present), from the equivalence verdict.
 COMPARE_FINDINGS = {
@@ -260,9 +260,7 @@ def _f(v: float | None, width: int = 8) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from toolaudit.probes import POLICIES, run_probe_study
-    from toolaudit.probes._llm_agent import DEFAULT_MODEL, llm_factory
-    from toolaudit.probes._suite import N_TASKS
+    from toolaudit.probes import DEFAULT_MODEL, N_TASKS, POLICIES, llm_factory, run_probe_study
 
     _check_int("n-jobs", args.n_jobs, 1)
     _check_int("seeds", args.seeds, 1)

@@ -17,7 +17,7 @@ from toolaudit.cli._common import (
 from toolaudit.cli._resume import append_run_log, check_run_config, write_run_config
 from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError, TraceFormatError
-from toolaudit.report._document import visible
+from toolaudit.report import visible
 
 
 def register(sub: Any) -> None:
@@ -164,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``DIR/redaction.json``."""
     from toolaudit.models import load_model
     from toolaudit.redaction import (
+        class_json,
         classes_from_leakage,
         default_classes,
         parse_class_specs,
@@ -173,7 +174,6 @@ def run(args: argparse.Namespace) -> int:
         trim_examples,
         write_outputs,
     )
-    from toolaudit.redaction._report import class_json
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, load_examples, read_jsonl
 

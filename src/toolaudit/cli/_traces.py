@@ -17,7 +17,7 @@ from toolaudit.cli._common import (
 )
 from toolaudit.cli._validate import finite_float, output_file
 from toolaudit.errors import ConfigError
-from toolaudit.traces._formats import FORMAT_NAMES
+from toolaudit.traces import FORMAT_NAMES
 
 logger = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from toolaudit.cli._common import (
     read_config,
 )
 from toolaudit.errors import ConfigError, ToolAuditError
-from toolaudit.report._document import visible
+from toolaudit.report import visible
 
 logger = logging.getLogger("toolaudit.cli")
 

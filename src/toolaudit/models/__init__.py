@@ -6,6 +6,7 @@ Backends are chosen by a spec string (``embedded`` / ``embedded:qwen`` /
 when its name is used.
 """
 
+from toolaudit.models._actions import call_reply_probabilities
 from toolaudit.models._base import (
     CAPABILITIES,
     TRUNCATE,
@@ -35,6 +36,7 @@ from toolaudit.models._sklearn import (
 from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
 
 __all__ = [
+    "call_reply_probabilities",
     "BACKENDS",
     "CAPABILITIES",
     "DEFAULT_EMBEDDED",

@@ -20,6 +20,7 @@ from toolaudit.probes._judging import (
     parse_verdict,
     render_record,
 )
+from toolaudit.probes._llm_agent import DEFAULT_MODEL, llm_factory
 from toolaudit.probes._mutations import (
     CONDITIONS,
     Compose,
@@ -47,9 +48,13 @@ from toolaudit.probes._stats import (
     task_level_comparison,
 )
 from toolaudit.probes._study import analyze_study, findings, load_records, run_probe_study
+from toolaudit.probes._suite import N_TASKS
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
 
 __all__ = [
+    "N_TASKS",
+    "DEFAULT_MODEL",
+    "llm_factory",
     "PROBE_AUDIT",
     "PROBE_COMPARE_AUDIT",
     "CONDITIONS",

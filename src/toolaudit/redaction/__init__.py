@@ -41,6 +41,7 @@ from toolaudit.redaction._registry import (
     parse_class_specs,
 )
 from toolaudit.redaction._report import (
+    class_json,
     finding_sentence,
     report_sections,
     result_payload,
@@ -70,6 +71,7 @@ from toolaudit.tokens import (
 )
 
 __all__ = [
+    "class_json",
     "REDACTION_AUDIT",
     "RedactionResults",
     "BUILTIN_CLASSES",

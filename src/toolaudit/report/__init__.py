@@ -8,6 +8,7 @@ from toolaudit.report._document import (
     fmt,
     render_html,
     render_markdown,
+    visible,
     write_report,
 )
 from toolaudit.report._findings import (
@@ -21,6 +22,7 @@ from toolaudit.report._findings import (
 from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
 
 __all__ = [
+    "visible",
     "RESULTS_SCHEMA_VERSION",
     "Fallback",
     "FallbackKind",

@@ -38,8 +38,10 @@ from toolaudit.traces._schema import (
     ToolCall,
     ToolSection,
 )
+from toolaudit.traces._source import read_json_document
 
 __all__ = [
+    "read_json_document",
     "summary_rows",
     "TRACES_AUDIT",
     "DEFAULT_THRESHOLD",
