@@ -125,18 +125,24 @@ def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> 
 
 
 def sample_decoy_ids(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` ids of the same shape drawn by deposition volume alone, never by label:
-    the reference complexes a structure tool lists beside the modeled one. They make
-    the id's character n-grams common, label-free text in Tool 5 (as the seed's numeric
-    ids collide with Tool 5's other numbers), so Tool 5 carries the id more weakly than
-    Tool 3, whose ``inference_<id>`` context is unique."""
+    """``n`` chain-qualified reference ids (a PDB-shaped id plus a chain letter A-E, as in
+    ``2XE8A``) drawn by deposition volume alone, never by label: the reference complexes
+    a structure tool lists beside the modeled one. Their leading characters make the
+    id's word-start n-grams (`` 2x``, `` 2xe``) common, label-free text in Tool 5, as the
+    seed's numeric ids collide with Tool 5's other numbers, so Tool 5 carries the id
+    more weakly than Tool 3, whose ``inference_<id>`` context is unique. Being five
+    characters long they are not PDB ids to a detector, so redacting the id class
+    leaves them alone."""
     volume = np.array([b.volume for b in BATCHES])
     idx = rng.choice(len(BATCHES), size=n, p=volume / volume.sum())
     third = rng.integers(0, len(_ALNUM), size=n)
     fourth = rng.integers(0, len(_LETTERS), size=n)
+    chain = rng.integers(0, 5, size=n)
     return [
-        BATCHES[b].prefix + _ALNUM[s0] + _LETTERS[s1]
-        for b, s0, s1 in zip(idx.tolist(), third.tolist(), fourth.tolist(), strict=True)
+        BATCHES[b].prefix + _ALNUM[s0] + _LETTERS[s1] + "ABCDE"[c]
+        for b, s0, s1, c in zip(
+            idx.tolist(), third.tolist(), fourth.tolist(), chain.tolist(), strict=True
+        )
     ]
 
 

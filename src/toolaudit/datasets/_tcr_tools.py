@@ -276,15 +276,10 @@ def _stability(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
     return "\n".join(lines)
 
 
-def _decoys(rng: np.random.Generator, pdb_id: str) -> list[str]:
-    """Label-free reference ids, never equal to the row's own id (which appears exactly
-    twice per example)."""
-    out = []
-    for d in sample_decoy_ids(rng, DECOYS):
-        if d == pdb_id:  # shift the last letter: still label-free, now distinct
-            d = d[:-1] + chr((ord(d[-1]) - ord("A") + 1) % 26 + ord("A"))
-        out.append(d)
-    return out
+def _decoys(rng: np.random.Generator) -> list[str]:
+    """Label-free chain-qualified reference ids (see ``sample_decoy_ids``); five
+    characters, so never equal to the row's own four-character id."""
+    return sample_decoy_ids(rng, DECOYS)
 
 
 def _interface(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: int) -> str:
@@ -297,7 +292,7 @@ def _interface(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
     lines = [
         _banner("interface_analysis", 5, rng),
         f"complex_id: {x.pdb_id}",
-        f"reference_complexes: {' '.join(_decoys(rng, x.pdb_id))}",
+        f"reference_complexes: {' '.join(_decoys(rng))}",
         "method: FreeSASA 2.0 buried surface area; 4.0 A contact cutoff",
         "interface_partners: TCRB CDR3 loop vs peptide (chain C) + MHC heavy chain (chain A)",
         "probe_radius_A: 1.4; hbond_cutoff_A: 3.5; salt_bridge_cutoff_A: 4.0",
