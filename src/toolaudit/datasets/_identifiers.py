@@ -15,14 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "BATCHES",
-    "GROUP_STRENGTH",
-    "batch_probabilities",
-    "prefix_auroc",
-    "sample_decoy_ids",
-    "sample_pdb_ids",
-]
+__all__ = ["BATCHES", "GROUP_STRENGTH", "batch_probabilities", "prefix_auroc", "sample_pdb_ids"]
 
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -54,7 +47,7 @@ _SECOND: dict[str, str] = {
 _WITHIN = (0.3, -0.6, 0.6, 0.0, -0.3)
 
 # Overall strength of the label effect (log-odds scale) and per-cluster multipliers.
-STRENGTH = 1.15
+STRENGTH = 1.6
 GROUP_STRENGTH: dict[str, float] = {
     "C0": 1.0,
     "C1": 0.9,
@@ -121,28 +114,6 @@ def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> 
     return [
         BATCHES[b].prefix + _ALNUM[s0] + _LETTERS[s1]
         for b, s0, s1 in zip(batch_idx.tolist(), third.tolist(), fourth.tolist(), strict=True)
-    ]
-
-
-def sample_decoy_ids(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` chain-qualified reference ids (a PDB-shaped id plus a chain letter A-E, as in
-    ``2XE8A``) drawn by deposition volume alone, never by label: the reference complexes
-    a structure tool lists beside the modeled one. Their leading characters make the
-    id's word-start n-grams (`` 2x``, `` 2xe``) common, label-free text in Tool 5, as the
-    seed's numeric ids collide with Tool 5's other numbers, so Tool 5 carries the id
-    more weakly than Tool 3, whose ``inference_<id>`` context is unique. Being five
-    characters long they are not PDB ids to a detector, so redacting the id class
-    leaves them alone."""
-    volume = np.array([b.volume for b in BATCHES])
-    idx = rng.choice(len(BATCHES), size=n, p=volume / volume.sum())
-    third = rng.integers(0, len(_ALNUM), size=n)
-    fourth = rng.integers(0, len(_LETTERS), size=n)
-    chain = rng.integers(0, 5, size=n)
-    return [
-        BATCHES[b].prefix + _ALNUM[s0] + _LETTERS[s1] + "ABCDE"[c]
-        for b, s0, s1, c in zip(
-            idx.tolist(), third.tolist(), fourth.tolist(), chain.tolist(), strict=True
-        )
     ]
 
 

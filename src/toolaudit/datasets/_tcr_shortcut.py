@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 DATASET_NAME = "tcr-shortcut"
 # Bump when the generated content changes for a given (seed, scale).
-DATASET_VERSION = 2
+DATASET_VERSION = 1
 
 SYSTEM_MESSAGE = (
     "You are an expert structural immunologist. You judge T-cell receptor (TCR) "

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toolaudit.datasets._identifiers import sample_decoy_ids
 from toolaudit.datasets._tcr_inputs import AMINO_ACIDS, Epitope
 
 __all__ = ["TCR_FORMAT_PATTERNS", "TCR_TOOLS", "ToolInputs", "render_tools"]
@@ -48,8 +47,6 @@ _HYDRO = dict(zip(AMINO_ACIDS, (1.8, 2.5, -3.5, -3.5, 2.8, -0.4, -3.2, 4.5, -3.9
 _FLEX = dict(zip(AMINO_ACIDS, (0.984, 0.906, 1.068, 1.094, 0.915, 1.031, 0.950, 0.927, 1.102, 0.935, 0.952, 1.048, 1.049, 1.037, 1.008, 1.046, 0.997, 0.931, 0.904, 0.929), strict=True))  # fmt: skip
 _CONTACT = dict(zip(AMINO_ACIDS, (-2.2, -3.6, -1.3, -1.3, -4.4, -1.7, -2.4, -4.3, -1.1, -4.4, -3.9, -1.5, -1.8, -1.5, -1.8, -1.5, -1.8, -3.8, -4.3, -3.2), strict=True))  # fmt: skip
 _MASS = dict(zip(AMINO_ACIDS, (71.08, 103.14, 115.09, 129.12, 147.18, 57.05, 137.14, 113.16, 128.17, 113.16, 131.19, 114.10, 97.12, 128.13, 156.19, 87.08, 101.10, 99.13, 186.21, 163.18), strict=True))  # fmt: skip
-#: label-free reference ids Tool 5 lists beside the modeled complex (see sample_decoy_ids)
-DECOYS = 4
 _HYDROPHOBIC = set("AVILMFWC")
 _POLAR = set("STNQGYH")
 
@@ -276,12 +273,6 @@ def _stability(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
     return "\n".join(lines)
 
 
-def _decoys(rng: np.random.Generator) -> list[str]:
-    """Label-free chain-qualified reference ids (see ``sample_decoy_ids``); five
-    characters, so never equal to the row's own four-character id."""
-    return sample_decoy_ids(rng, DECOYS)
-
-
 def _interface(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: int) -> str:
     seq, pep = x.cdr3b, x.epitope.peptide
     polar = float(rng.uniform(30.0, 140.0))
@@ -292,7 +283,6 @@ def _interface(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
     lines = [
         _banner("interface_analysis", 5, rng),
         f"complex_id: {x.pdb_id}",
-        f"reference_complexes: {' '.join(_decoys(rng))}",
         "method: FreeSASA 2.0 buried surface area; 4.0 A contact cutoff",
         "interface_partners: TCRB CDR3 loop vs peptide (chain C) + MHC heavy chain (chain A)",
         "probe_radius_A: 1.4; hbond_cutoff_A: 3.5; salt_bridge_cutoff_A: 4.0",

@@ -333,7 +333,11 @@ def demo_sections(
     )
     result = run_leakage(examples, cfg, progress=progress)
     payload = result.as_json()
-    payload["data"] = {"files": [f"{DATASET_NAME}/examples.jsonl"], "examples": len(examples)}
+    payload["data"] = {
+        "files": [f"{DATASET_NAME}/examples.jsonl"],
+        "examples": len(examples),
+        "label_source": "label",
+    }
     meta = run_metadata(command="toolaudit demo (leakage)", seed=seed, config=cfg.as_json())
     meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
     write_leakage(out_dir, payload, meta=meta)
