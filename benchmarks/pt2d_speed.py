@@ -7,11 +7,17 @@ on the controlled benchmark. The baseline re-vectorizes the text of every scope 
 feature set with ``TfidfVectorizer`` and bootstraps with ``roc_auc_score`` in a loop; the
 engine tokenizes each section once, composes scopes from counts, fits in parallel
 through joblib (``--n-jobs``, default all cores) and uses the vectorized bootstrap. Both
-bootstraps use the same random draws, so their intervals agree (``max_ci_diff``). Each pipeline runs in its own child process, so its peak memory (max RSS)
-is its own. The last line is ``ratio=<baseline/engine wall time> max_auroc_diff=<y>``.
+bootstraps use the same random draws, so their intervals agree (``max_ci_diff``). Each
+pipeline runs in its own child process, so its peak memory (max RSS) is its own.
+``--part all`` also runs the whole default audit (``toolaudit leakage DATA``) in a
+child and prints its peak, the memory target. Besides the end-to-end ratio the script
+prints the text-stage, fit-stage and interval-stage ratios separately, so nobody
+mistakes which stage the speed comes from. The last line is
+``ratio=<baseline/engine wall time> max_auroc_diff=<y>``.
 
     python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
     python benchmarks/pt2d_speed.py --scale 0.1  # a quick run
+    python benchmarks/pt2d_speed.py --scale 1 --part all   # plus the whole audit's peak
 """
 
 from __future__ import annotations
@@ -146,9 +152,28 @@ def run_engine(path: Path, n_jobs: int) -> dict:
     return {"stages": stages, "aurocs": aurocs, "cis": cis}
 
 
+def run_audit(path: Path, n_jobs: int) -> dict:
+    """The whole audit with default options (``toolaudit leakage DATA --out DIR``):
+    scope table, provenance, prefix lookup, presence control, verdict, both dilution
+    sweeps (K up to 20, five seeds), reading the input as the CLI does."""
+    from toolaudit.cli.main import main as cli
+
+    out = path.parent / "audit-out"
+    t0 = time.perf_counter()
+    code = cli(["leakage", str(path), "--out", str(out)])
+    doc = json.loads((out / "leakage.json").read_text()) if code == 0 else {}
+    return {
+        "stages": {"audit": time.perf_counter() - t0},
+        "exit": code,
+        "verdict": (doc.get("verdict") or {}).get("kind"),
+        "aurocs": {f"{r['scope']}|{r['features']}": r["auroc"] for r in doc.get("scopes", [])},
+    }
+
+
 def _child(part: str, path: Path, n_jobs: int, out: Path) -> None:
     t0 = time.perf_counter()
-    res = run_baseline(path, n_jobs) if part == "baseline" else run_engine(path, n_jobs)
+    runner = {"baseline": run_baseline, "engine": run_engine, "audit": run_audit}[part]
+    res = runner(path, n_jobs)
     res["wall"] = time.perf_counter() - t0
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.write_text(json.dumps(res))
@@ -161,7 +186,13 @@ def main() -> int:
     parser.add_argument(
         "--n-jobs", type=int, default=-1, help="engine fits in parallel (default: all cores)"
     )
-    parser.add_argument("--part", choices=["both", "baseline", "engine"], default="both")
+    parser.add_argument(
+        "--part",
+        choices=["both", "baseline", "engine", "audit", "all"],
+        default="both",
+        help="both = baseline and engine scope tables; audit = the whole default audit "
+        "(its peak is the memory target); all = the three",
+    )
     parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -183,7 +214,9 @@ def main() -> int:
         )
         del examples
         res = {}
-        parts = ["engine", "baseline"] if args.part == "both" else [args.part]
+        parts = {"both": ["engine", "baseline"], "all": ["audit", "engine", "baseline"]}.get(
+            args.part, [args.part]
+        )
         for part in parts:
             out = Path(tmp) / f"{part}.json"
             cmd = [
@@ -202,9 +235,25 @@ def main() -> int:
             res[part] = json.loads(out.read_text())
             r = res[part]
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in r["stages"].items())
-            print(f"{part}: wall {r['wall']:.1f}s ({stages}); peak RSS {r['peak_rss_mb']:.0f} MB")
-    if len(res) < 2:
+            print(
+                f"{part}: wall {r['wall']:.1f}s ({stages}); peak RSS {r['peak_rss_mb']:.0f} MB",
+                flush=True,
+            )
+    if "baseline" not in res or "engine" not in res:
         return 0
+    b, e = res["baseline"], res["engine"]
+    text_b = b["stages"]["vectorize"]
+    text_e = e["stages"]["tokenize"] + e["stages"]["compose_design"]
+    print(
+        f"peaks: baseline {b['peak_rss_mb']:.0f} MB, engine {e['peak_rss_mb']:.0f} MB"
+        + (f", whole audit {res['audit']['peak_rss_mb']:.0f} MB" if "audit" in res else "")
+    )
+    print(
+        f"text_ratio={text_b / max(text_e, 1e-9):.2f} (vectorize {text_b:.1f}s vs tokenize+"
+        f"compose+design {text_e:.1f}s) fit_ratio="
+        f"{b['stages']['fit_score'] / max(e['stages']['fit_score'], 1e-9):.2f} "
+        f"interval_ratio={b['stages']['intervals'] / max(e['stages']['intervals'], 1e-9):.1f}"
+    )
     diffs = [
         abs(res["baseline"]["aurocs"][k] - res["engine"]["aurocs"][k])
         for k in res["baseline"]["aurocs"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -56,11 +55,9 @@ def test_datasets_list_json_names_tcr_shortcut(capsys: pytest.CaptureFixture[str
 
 def test_demo_sections_writes_small_benchmark_and_counts_table(tmp_path: Path) -> None:
     calls: list[tuple[int, int, str]] = []
-    start = time.perf_counter()
     sections = demo_sections(
         tmp_path, data_root=None, seed=0, progress=lambda d, t, lab: calls.append((d, t, lab))
     )
-    assert time.perf_counter() - start < 15
     path = tmp_path / "tcr-shortcut" / "examples.jsonl"
     n_lines = sum(1 for _ in path.open())
     assert n_lines == sum(c.total for c in plan_counts(scale=0.05))

@@ -107,7 +107,7 @@ def test_run_leakage_missing_tool_and_small_data_warn():
         LeakageConfig(n_boot=50, dilution=None),
     )
     assert any("'b' is absent from 4 of 8" in w for w in res.warnings)
-    assert any("used min_df=1" in w for w in res.warnings)
+    assert any("used min_df=1" in f.detail and f.kind == "relaxed_parameter" for f in res.fallbacks)
 
 
 def test_run_leakage_fit_partition_with_one_class_raises():
@@ -124,7 +124,11 @@ def test_leakage_sections_render_tables_and_figures(planted):
     sec = leakage_sections(planted.as_json())[0]
     tables = [b for b in sec.blocks if isinstance(b, Table)]
     figures = [b for b in sec.blocks if isinstance(b, Figure)]
-    assert len(figures) == 2 and all(f.png.startswith(b"\x89PNG") for f in figures)
+    assert len(figures) == 4 and all(f.png.startswith(b"\x89PNG") for f in figures)
+    fig_captions = [f.caption for f in figures]
+    assert any(c.startswith("AUROC per evaluation group") for c in fig_captions)
+    assert "ROC curves: best tool against the full trace" in fig_captions
+    assert sec.blocks[0] == planted.verdict["sentence"]
     captions = [t.caption for t in tables]
     assert captions[0] == "AUROC by scope and feature set [95% CI]"
     assert any(c.startswith("Candidate token classes") for c in captions)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from toolaudit.cli.main import main
 from toolaudit.traces import write_jsonl
 
@@ -77,3 +79,66 @@ def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path)
     assert doc["data"]["examples"] == 40
     assert [r["scope"] for r in doc["scopes"]] == ["full", "get_order_details"]
     assert any("one class only" in w for w in doc["warnings"])
+
+
+def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):
+    """Issue 15: no char_wb set selected and dilution on used to end in KeyError."""
+    src = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    out = tmp_path / "word"
+    argv = ["leakage", str(src), "--out", str(out), "--features", "word_1_2", "--n-boot", "100"]
+    argv += ["--dilution-k", "0", "1", "--dilution-seeds", "1"]
+    assert main(argv) == 0
+    doc = json.loads((out / "leakage.json").read_text())
+    assert doc["dilution"]["features"] == "word_1_2"
+    assert doc["verdict"]["kind"] in {"localized", "distributed", "none", "inconclusive"}
+    assert doc["data"]["label_source"] == "reward"
+    assert any(f["what"] == "leakage.dilution.features" for f in doc["meta"]["fallbacks"])
+    report = (out / "report.md").read_text()
+    assert report.split("\n\n")[2].startswith("Verdict: ")
+    assert "episode's own reward" in report
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "name"),
+    [
+        ("--n-jobs", "0", "n-jobs"),
+        ("--n-boot", "0", "n-boot"),
+        ("--n-boot", "-5", "n-boot"),
+        ("--cv-folds", "0", "cv-folds"),
+        ("--dilution-k", "-1", "dilution-k"),
+        ("--dilution-seeds", "0", "dilution-seeds"),
+        ("--threshold", "nan", "threshold"),
+        ("--threshold", "inf", "threshold"),
+        ("--max-features", "word_1_2=0", "max-features"),
+        ("--max-features", "nope=10", "max-features"),
+        ("--backend", "ray", "backend"),
+        ("--fail-on", "sometimes", "fail-on"),
+    ],
+)
+def test_cli_leakage_bad_option_one_line_exit_2(tmp_path, capsys, option, value, name):
+    data = tmp_path / "examples.jsonl"
+    write_jsonl(data, adversarial_examples(n=30))
+    code = main(["leakage", str(data), "--out", str(tmp_path / "o"), option, value])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert f"invalid {name}=" in err[0] and "allowed" in err[0]
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_leakage_threshold_outside_rewards_exits_2(shared_data, tmp_path, capsys):
+    src = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    code = main(["leakage", str(src), "--out", str(tmp_path / "o"), "--threshold", "5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "threshold=5.0" in err[0] and "label 0" in err[0]
+
+
+def test_cli_leakage_fail_on_localized_exit_code(tmp_path):
+    from .test_verdict import localized_examples
+
+    data = tmp_path / "examples.jsonl"
+    write_jsonl(data, localized_examples(n=240))
+    base = ["leakage", str(data), "--out", str(tmp_path / "o"), "--no-dilution"]
+    base += ["--features", "char_wb_3_5", "--n-boot", "200"]
+    assert main([*base, "--fail-on", "localized"]) == 3
+    assert main([*base, "--fail-on", "none", "distributed"]) == 0

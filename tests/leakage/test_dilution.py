@@ -46,3 +46,27 @@ def test_pool_tools_for_drops_only_carrier_duplicates():
         cls("t2.seq", "t2", ["t1.seq"]),
     ]
     assert pool_tools_for("t3", ["t1", "t2", "t3", "t4", "t5"], classes) == ["t1", "t2", "t4"]
+
+
+def test_append_section_equals_joined_scope_counts(adversarial):
+    """The synthetic sweep's running sum (one slot at a time) equals the counts of the
+    joined sections, word boundary bigrams included."""
+    from toolaudit.leakage import PT2DEngine
+    from toolaudit.leakage._features import FEATURE_SETS
+
+    engine = PT2DEngine(adversarial, list(FEATURE_SETS.values()))
+    corpus = engine.corpus
+    for analyzer in ("word", "char_wb"):
+        acc = corpus.scope_counts(analyzer, ["t2"])
+        prev = corpus.last_tokens(["t2"]) if analyzer == "word" else None
+        for name in ("t0", "t3"):
+            acc, prev = corpus.append_section(analyzer, acc, prev, name)
+        joined = corpus.scope_counts(analyzer, ["t2", "t0", "t3"])
+        width = max(acc.shape[1], joined.shape[1])
+        acc.resize((acc.shape[0], width))
+        joined.resize((joined.shape[0], width))
+        assert (acc != joined).nnz == 0
+        rows = np.array([3, 1, 40])
+        sub = corpus.scope_counts(analyzer, ["t2", "t0", "t3"], rows=rows)
+        sub.resize((sub.shape[0], width))
+        assert (sub != joined[rows]).nnz == 0

@@ -60,11 +60,19 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=seed, default=0, help="seed of bootstrap and synthetic dilution")
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib)")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib; -1 = all cores)")
     p.add_argument(
         "--backend",
         default=None,
-        help="joblib backend: loky, threading, multiprocessing, dask, ray, ...",
+        help="local joblib backend: threading (default), loky, multiprocessing, sequential",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS|local",
+        help="run the fits and dilution sweeps on Dask distributed: 'local' starts a "
+        "LocalCluster, an address (tcp://host:8786) joins a running one "
+        "(needs pip install 'toolaudit[dask]')",
     )
     p.add_argument(
         "--dilution",
@@ -87,20 +95,70 @@ def register(sub: Any) -> None:
         help="reward threshold for label=1 when DATA holds agent runs",
     )
     add_mapping_option(p)
+    p.add_argument(
+        "--fail-on",
+        nargs="+",
+        default=None,
+        metavar="KIND",
+        help="exit with code 3 when the verdict is one of KIND (localized, distributed, "
+        "none, inconclusive), e.g. --fail-on localized as a CI gate",
+    )
     p.add_argument("--json", action="store_true", help="print the scope table as JSON")
     p.set_defaults(func=run)
 
 
+#: Exit code when ``--fail-on`` matches the verdict (0 success, 2 bad input).
+FAIL_ON_EXIT = 3
+
+
+def _check_int(name: str, value: int, *, low: int, allowed: str) -> None:
+    from toolaudit.errors import ConfigError
+
+    if value < low:
+        raise ConfigError.invalid(name, allowed, value)
+
+
+def _validate(args: argparse.Namespace) -> None:
+    """Every numeric option checked before any work: one line naming the parameter."""
+    import math
+
+    from toolaudit.errors import ConfigError
+    from toolaudit.leakage import VERDICT_KINDS, check_backend, require_distributed
+
+    check_backend(args.backend)
+    if args.scheduler is not None:
+        require_distributed()  # a missing extra is exit 2 with the pip line, before any work
+    if args.n_jobs == 0:
+        raise ConfigError.invalid("n-jobs", "a positive integer, or -1 for all cores", 0)
+    _check_int("n-boot", args.n_boot, low=1, allowed="an integer >= 1")
+    _check_int("cv-folds", args.cv_folds, low=2, allowed="an integer >= 2")
+    _check_int("dilution-seeds", args.dilution_seeds, low=1, allowed="an integer >= 1")
+    for k in args.dilution_k:
+        _check_int("dilution-k", k, low=0, allowed="integers >= 0")
+    if args.min_df is not None:
+        _check_int("min-df", args.min_df, low=1, allowed="an integer >= 1")
+    if not math.isfinite(args.threshold):
+        raise ConfigError.invalid(
+            "threshold", "a finite number (reward >= threshold is 1)", args.threshold
+        )
+    for kind in args.fail_on or []:
+        if kind not in VERDICT_KINDS:
+            raise ConfigError.invalid("fail-on", VERDICT_KINDS, kind)
+
+
 def _config(args: argparse.Namespace) -> Any:
     from toolaudit.errors import ConfigError
-    from toolaudit.leakage import DilutionConfig, LeakageConfig, feature_specs
+    from toolaudit.leakage import FEATURE_SETS, DilutionConfig, LeakageConfig, feature_specs
 
+    _validate(args)
     specs = feature_specs(args.features)
     overrides: dict[str, int] = {}
     for item in args.max_features or []:
         name, _, value = item.partition("=")
-        if not value.isdigit():
-            raise ConfigError.invalid("max-features", "NAME=N", item)
+        if name not in FEATURE_SETS or not value.isdigit() or int(value) < 1:
+            raise ConfigError.invalid(
+                "max-features", f"NAME=N with NAME in {', '.join(FEATURE_SETS)} and N >= 1", item
+            )
         overrides[name] = int(value)
     specs = [
         type(s)(
@@ -130,6 +188,7 @@ def _config(args: argparse.Namespace) -> Any:
         seed=args.seed,
         n_jobs=args.n_jobs,
         backend=args.backend,
+        scheduler=args.scheduler,
         dilution=dilution,
         prefix_class=args.prefix_class,
     )
@@ -140,14 +199,18 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.errors import ConfigError, DataError
     from toolaudit.leakage import leakage_sections, run_leakage, write_leakage
     from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, load_examples
+    from toolaudit.traces import Example, detect_format, load_examples
 
     cfg = _config(args)
     mapping = load_mapping(args)
     examples: list[Any] = []
+    formats = set()
     for path in args.data:
         if not path.exists():
             raise DataError(f"{path}: no such file")
+        if path.is_dir():
+            raise DataError(f"{path}: is a directory, not a data file")
+        formats.add(detect_format(path))
         # keep only what the audit reads: prompts and message copies can be large
         examples.extend(
             Example.model_construct(
@@ -159,23 +222,46 @@ def run(args: argparse.Namespace) -> int:
     if args.dilution and args.carrier is not None and args.carrier not in tool_names:
         # checked before the audit runs: the dilution sweep needs it only at the end
         raise ConfigError.invalid("--carrier", tool_names, args.carrier)
+    label_source = "label" if formats <= {"examples", "mapped"} else "reward"
+    if examples and label_source == "reward" and len({e.label for e in examples}) < 2:
+        raise DataError(
+            f"threshold={args.threshold!r} gives every one of the {len(examples)} runs the "
+            f"label {examples[0].label} (reward >= threshold); choose a threshold inside "
+            "the rewards' range"
+        )
     with progress("leakage") as cb:
         result = run_leakage(examples, cfg, progress=cb)
     payload = result.as_json()
-    payload["data"] = {"files": [p.name for p in args.data], "examples": len(examples)}
+    payload["data"] = {
+        "files": [p.name for p in args.data],
+        "examples": len(examples),
+        "label_source": label_source,
+    }
     meta = run_metadata(command="toolaudit leakage", seed=args.seed, config=cfg.as_json())
+    meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
     path = write_leakage(args.out, payload, meta=meta)
-    write_report(args.out, "toolaudit leakage", leakage_sections(payload))
+    write_report(args.out, "toolaudit leakage", leakage_sections({**payload, "meta": meta}))
     for w in result.warnings:
         logger.warning("%s", visible(w))
     if args.json:
         print_json(
-            {"scopes": payload["scopes"], "warnings": payload["warnings"], "path": str(path)}
+            {
+                "scopes": payload["scopes"],
+                "verdict": payload["verdict"],
+                "warnings": payload["warnings"],
+                "path": str(path),
+            }
         )
     else:
+        print(visible(result.verdict["sentence"]))
         print(f"wrote {visible(str(path))}")
         for f in dict.fromkeys(r.features for r in result.scopes):
             table = result.table(f)
             # scope names are tool names from the trace: shown as text, controls visible
             print(f"  {f}: " + ", ".join(f"{visible(s)}={a:.3f}" for s, a in table.items()))
+    if args.fail_on and result.verdict["kind"] in args.fail_on:
+        logger.warning(
+            "verdict %s matches --fail-on; exit code %d", result.verdict["kind"], FAIL_ON_EXIT
+        )
+        return FAIL_ON_EXIT
     return 0

@@ -11,6 +11,7 @@ from toolaudit.leakage._audit import (
     ScopeResult,
     run_leakage,
 )
+from toolaudit.leakage._cluster import check_backend, require_distributed
 from toolaudit.leakage._contract import LEAKAGE_AUDIT
 from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
@@ -18,8 +19,12 @@ from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, featu
 from toolaudit.leakage._partition import Partition, Selection, make_partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import demo_sections, leakage_sections, write_leakage
+from toolaudit.leakage._verdict import VERDICT_KINDS
 
 __all__ = [
+    "VERDICT_KINDS",
+    "check_backend",
+    "require_distributed",
     "feature_specs",
     "LEAKAGE_AUDIT",
     "FEATURE_SETS",

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from toolaudit.errors import ConfigError, DataError
+from toolaudit.leakage._cluster import check_backend, dask_client
 from toolaudit.leakage._engine import Design, PT2DEngine, run_jobs
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, validate_spec
 from toolaudit.leakage._partition import Partition, make_partition
-from toolaudit.leakage._prefix import prefix_lookup
-from toolaudit.leakage._scoring import AurocSummary, one_class_groups, summarize
+from toolaudit.leakage._prefix import prefix_choice, prefix_lookup
+from toolaudit.leakage._presence import presence_scores
+from toolaudit.leakage._scoring import AurocSummary, one_class_groups, roc_curves, summarize
 from toolaudit.leakage._tokenclass import ProvenanceEntry, describe_terms, token_classes
+from toolaudit.leakage._verdict import ScoredScope, decide, verdict_sentence
+from toolaudit.report import Fallback, Finding, record_fallback
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
@@ -51,9 +56,11 @@ class LeakageConfig:
     top_k: int = 20
     n_jobs: int = 1
     backend: str | None = None
+    scheduler: str | None = None
     dilution: DilutionConfig | None = field(default_factory=DilutionConfig)
     prefix_class: str | None = None
     prefix_lengths: tuple[int, ...] = (1, 2, 3)
+    presence: bool = True
 
     def as_json(self) -> dict[str, Any]:
         """The configuration as recorded in ``meta.config``."""
@@ -94,6 +101,14 @@ class LeakageResult:
     partition: dict[str, Any]
     tools: list[str]
     warnings: list[str]
+    verdict: dict[str, Any] = field(default_factory=dict)
+    presence: dict[str, Any] | None = None
+    roc: dict[str, Any] | None = None
+    fallbacks: list[Fallback] = field(default_factory=list)
+
+    def finding(self) -> Finding:
+        """The verdict as a :class:`toolaudit.report.Finding`."""
+        return Finding.model_validate(self.verdict["evidence"])
 
     def table(self, features: str) -> dict[str, float]:
         """AUROC by scope for one feature set."""
@@ -109,6 +124,9 @@ class LeakageResult:
             "partition": self.partition,
             "tools": self.tools,
             "warnings": self.warnings,
+            "verdict": self.verdict,
+            "presence_control": self.presence,
+            "roc": self.roc,
         }
 
 
@@ -165,6 +183,37 @@ def _scope_jobs(
                     yield (scope, spec.name, i), (design.x_fit, y[fit], design.x_eval, top_k)
 
 
+def _dilution_config(cfg: LeakageConfig, fallbacks: list[Fallback]) -> LeakageConfig:
+    """The dilution sweep runs on a selected feature set; when the configured one was not
+    selected, the closest selected one is used instead (recorded as a fallback)."""
+    dcfg = cfg.dilution
+    if dcfg is None:
+        return cfg
+    names = [s.name for s in cfg.features]
+    if dcfg.features in names:
+        return cfg
+    chars = [s.name for s in cfg.features if s.analyzer == "char_wb"]
+    pick = "char_wb_3_5" if "char_wb_3_5" in names else (chars[-1] if chars else names[0])
+    record_fallback(
+        fallbacks,
+        Fallback(
+            kind="relaxed_parameter",
+            what="leakage.dilution.features",
+            detail=f"{dcfg.features} was not among the selected feature sets; the dilution "
+            f"sweeps use {pick}",
+        ),
+    )
+    return replace(cfg, dilution=replace(dcfg, features=pick))
+
+
+def _focus(specs: Sequence[FeatureSpec]) -> str:
+    names = [s.name for s in specs]
+    if "char_wb_3_5" in names:
+        return "char_wb_3_5"
+    chars = [s.name for s in specs if s.analyzer == "char_wb"]
+    return chars[-1] if chars else names[0]
+
+
 def run_leakage(
     examples: Sequence[Example],
     config: LeakageConfig | None = None,
@@ -181,9 +230,22 @@ def run_leakage(
     cfg = config or LeakageConfig()
     if not examples:
         raise DataError("no examples to audit")
+    if not cfg.features:
+        raise ConfigError.invalid("features", list(FEATURE_SETS), "()")
     for spec in cfg.features:
         validate_spec(spec)
+    check_backend(cfg.backend)
+    workers = cfg.n_jobs if cfg.n_jobs > 0 else (os.cpu_count() or 1)
+    with dask_client(cfg.scheduler, n_workers=max(workers, 2)) as client:
+        return _run(examples, cfg, progress=progress, client=client)
+
+
+def _run(
+    examples: Sequence[Example], cfg: LeakageConfig, *, progress: ProgressFn | None, client: Any
+) -> LeakageResult:
     warnings: list[str] = []
+    fallbacks: list[Fallback] = []
+    cfg = _dilution_config(cfg, fallbacks)
     part = make_partition(examples, fit=cfg.fit, eval=cfg.eval, cv_folds=cfg.cv_folds)
     engine = PT2DEngine(examples, cfg.features, progress=progress)
     tools = list(engine.tools)
@@ -207,6 +269,7 @@ def run_leakage(
         cfg.lr,
         n_jobs=cfg.n_jobs,
         backend=cfg.backend,
+        client=client,
         total=total,
         progress=progress,
     )
@@ -219,18 +282,24 @@ def run_leakage(
         if out.top_pos or out.top_neg:
             prov_out[(scope, feat)] = out
     ev = part.eval_rows
+    y_ev = y[ev]
     spec_by = {s.name: s for s in cfg.features}
     rows: list[ScopeResult] = []
     for spec in cfg.features:
         for scope in scopes:
             sc = scores[(scope, spec.name)][ev]
-            summ = summarize(y[ev], sc, [groups[i] for i in ev], n_boot=cfg.n_boot, seed=cfg.seed)
+            summ = summarize(y_ev, sc, [groups[i] for i in ev], n_boot=cfg.n_boot, seed=cfg.seed)
             design = keep[(scope, spec.name)]
             rows.append(ScopeResult(scope, spec.name, summ, int(design.vocab.size), design.min_df))
             if design.min_df != spec.min_df:
-                warnings.append(
-                    f"scope {scope}, {spec.name}: min_df={spec.min_df} leaves no usable "
-                    f"vocabulary for this fit partition; used min_df={design.min_df}"
+                record_fallback(
+                    fallbacks,
+                    Fallback(
+                        kind="relaxed_parameter",
+                        what="leakage.min_df",
+                        detail=f"scope {scope}, {spec.name}: min_df={spec.min_df} leaves no "
+                        f"usable vocabulary for this fit partition; used min_df={design.min_df}",
+                    ),
                 )
     auroc_of = {(r.scope, r.features): r.summary.auroc for r in rows}
     entries: list[ProvenanceEntry] = describe_terms(
@@ -241,16 +310,130 @@ def run_leakage(
         "features": [e.as_json() for e in entries],
         "classes": [c.as_json() for c in classes],
     }
-    prefix = (
-        prefix_lookup(engine, classes, part, y, groups, cfg, warnings)
-        if classes or cfg.prefix_class
-        else None
+    focus = _focus(cfg.features)
+    ranked = sorted(
+        (r for r in rows if r.scope != "full" and r.features == focus),
+        key=lambda r: -np.nan_to_num(r.summary.auroc, nan=0.0),
     )
+    carrier = ranked[0].scope if ranked else tools[0]
+    prefix_scores: dict[int, np.ndarray] = {}
+    prefix: dict[str, Any] | None
+    if cfg.prefix_class is not None:
+        chosen: str | None = cfg.prefix_class
+        skipped: str | None = None
+    else:
+        chosen, skipped = prefix_choice(classes, carrier, len(examples))
+    if chosen is not None:
+        prefix = prefix_lookup(
+            engine, classes, part, y, groups, cfg, warnings, wanted=chosen, scores_out=prefix_scores
+        )
+    else:
+        prefix = {"class": None, "skipped": skipped, "rows": []}
+        record_fallback(
+            fallbacks,
+            Fallback(kind="skipped_part", what="leakage.prefix_lookup", detail=str(skipped)),
+        )
+    presence = presence_scores(engine.columns, part, y, cfg.lr) if cfg.presence else None
+    presence_row: dict[str, Any] | None = None
+    presence_scope: ScoredScope | None = None
+    if presence is not None and presence.scores is not None:
+        summ = summarize(
+            y_ev, presence.scores[ev], [groups[i] for i in ev], n_boot=cfg.n_boot, seed=cfg.seed
+        )
+        presence_row = {"n_features": presence.n_features, **summ.as_json()}
+        presence_scope = ScoredScope(
+            "presence", "tool calls", summ.auroc, summ.ci95, presence.scores[ev]
+        )
+    elif presence is not None:
+        presence_row = {"skipped": presence.skipped}
+        record_fallback(
+            fallbacks,
+            Fallback(
+                kind="skipped_part", what="leakage.presence_control", detail=str(presence.skipped)
+            ),
+        )
+    prefix_scope = None
+    if prefix and prefix.get("rows"):
+        best = max(prefix["rows"], key=lambda r: np.nan_to_num(r["ci95"][0], nan=0.0))
+        tool_of = prefix.get("tool")
+        prefix_scope = ScoredScope(
+            tool_of if tool_of and tool_of != "*" else carrier,
+            f"{best['chars']} char",
+            best["auroc"],
+            tuple(best["ci95"]),
+            prefix_scores[best["chars"]],
+        )
+    scoped = [
+        ScoredScope(
+            r.scope, r.features, r.summary.auroc, r.summary.ci95, scores[(r.scope, r.features)][ev]
+        )
+        for r in rows
+    ]
+    carrier_class = next((c.name for c in classes if carrier in c.tools), None)
+    finding = decide(
+        scoped,
+        y_ev,
+        prefix=prefix_scope,
+        prefix_class=prefix.get("class") if prefix else None,
+        carrier_class=carrier_class,
+        presence=presence_scope,
+        n_boot=cfg.n_boot,
+        seed=cfg.seed,
+    )
+    if finding.verdict == "localized":
+        subject = finding.subject
+        carrier_class = next((c.name for c in classes if subject in c.tools), None)
+    verdict = {
+        "kind": finding.verdict,
+        "carrier": finding.subject if finding.verdict == "localized" else None,
+        "carrier_class": carrier_class if finding.verdict == "localized" else None,
+        "sentence": verdict_sentence(finding),
+        "evidence": finding.model_dump(mode="json"),
+    }
+    roc_scopes = [("full", scores[("full", focus)])] if ("full", focus) in scores else []
+    if ranked:
+        roc_scopes.append((ranked[0].scope, scores[(ranked[0].scope, focus)]))
+    roc = {"features": focus, "curves": roc_curves(y_ev, [(s, a[ev]) for s, a in roc_scopes])}
     dilution = None
     if cfg.dilution is not None:
         from toolaudit.leakage._dilution import run_dilution
 
-        dilution = run_dilution(engine, part, y, groups, cfg, rows, classes, progress=progress)
+        dilution = run_dilution(
+            engine,
+            part,
+            y,
+            groups,
+            cfg,
+            rows,
+            classes,
+            progress=progress,
+            client=client,
+            free_sections=True,
+        )
+        syn = dilution["synthetic"]
+        if syn["pool_size"] == 0 and syn["k_values"]:
+            record_fallback(
+                fallbacks,
+                Fallback(
+                    kind="empty_pool",
+                    what="leakage.dilution.synthetic",
+                    detail=f"no non-carrier tool with text is left for carrier "
+                    f"{dilution['carrier']}; the synthetic sweep was not run",
+                    count=0,
+                ),
+            )
     if progress is not None:
         progress(1, 1, "done")
-    return LeakageResult(rows, provenance, prefix, dilution, part.as_json(), tools, warnings)
+    return LeakageResult(
+        rows,
+        provenance,
+        prefix,
+        dilution,
+        part.as_json(),
+        tools,
+        warnings,
+        verdict=verdict,
+        presence=presence_row,
+        roc=roc,
+        fallbacks=fallbacks,
+    )

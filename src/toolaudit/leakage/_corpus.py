@@ -142,17 +142,23 @@ class SectionCorpus:
             out.append(cur)
         return out
 
-    def _extract(self, name: str, texts: list[str]) -> tuple[list[ChunkCounts], list[ChunkCounts]]:
+    def _extract(
+        self, name: str, texts: list[str], analyzers: Sequence[Analyzer] = ("word", "char_wb")
+    ) -> tuple[list[ChunkCounts], list[ChunkCounts]]:
         words: list[ChunkCounts] = []
         chars: list[ChunkCounts] = []
         firsts, lasts = [], []
         for chunk in self._chunks(texts):
-            if self.spec.word_max_n:
+            if self.spec.word_max_n and "word" in analyzers:
                 wc = word_chunk(chunk, self.registry, max_n=self.spec.word_max_n)
                 words.append(wc.counts)
                 firsts.append(wc.first)
                 lasts.append(wc.last)
-            if self.book is not None and self.spec.char_range is not None:
+            if (
+                self.book is not None
+                and self.spec.char_range is not None
+                and "char_wb" in analyzers
+            ):
                 lo, hi = self.spec.char_range
                 chars.append(char_wb_chunk(chunk, self.book, min_n=lo, max_n=hi))
         if firsts:
@@ -172,17 +178,23 @@ class SectionCorpus:
         """Names of the stored sections, in insertion order."""
         return list(self.mats["char_wb"] or self.mats["word"])
 
-    def add_sections(self, sections: dict[str, list[str]]) -> None:
-        """Tokenize extra sections (e.g. synthetic dilution text) into the same tables."""
+    def add_sections(
+        self,
+        sections: dict[str, list[str]],
+        *,
+        analyzers: Sequence[Analyzer] = ("word", "char_wb"),
+    ) -> None:
+        """Tokenize extra sections (e.g. synthetic dilution text) into the same tables
+        (only for ``analyzers``: a sweep on one feature set needs one)."""
         book = self.book
         if book is not None and not all(
             book.covers([t.lower() for t in texts]) for texts in sections.values()
         ):
             raise ValueError("extra sections use characters absent from the corpus")
         for name, texts in sections.items():
-            words, chars = self._extract(name, texts)
+            words, chars = self._extract(name, texts, analyzers)
             for analyzer, lst in (("word", words), ("char_wb", chars)):
-                if analyzer not in self.tables:
+                if analyzer not in self.tables or analyzer not in analyzers:
                     continue
                 table = self.tables[analyzer]
                 mats = []
@@ -205,21 +217,62 @@ class SectionCorpus:
             self.first.pop(name, None)
             self.last.pop(name, None)
 
-    def scope_counts(self, analyzer: Analyzer, names: Sequence[str]) -> sp.csr_matrix:
-        """Counts of the sections ``names`` joined with newlines, for every row."""
-        table = self.tables[analyzer]
-        mats = [self.mats[analyzer][n] for n in names]
+    def scope_counts(
+        self, analyzer: Analyzer, names: Sequence[str], rows: np.ndarray | None = None
+    ) -> sp.csr_matrix:
+        """Counts of the sections ``names`` joined with newlines, for every row (or for
+        ``rows`` only: then only those rows' slices are summed, never the whole scope)."""
+        parts = [self.mats[analyzer][n] for n in names]
         if analyzer == "word" and self.spec.word_max_n >= 2 and len(names) > 1:
-            mats.append(self._boundary_bigrams(names))
-        n_cols = table.size
-        if not mats:
-            return sp.csr_matrix((self.n_rows, n_cols), dtype=np.int32)
-        total = _widen(mats[0], n_cols).copy()
-        for m in mats[1:]:
-            total = total + _widen(m, n_cols)
+            parts.append(self._boundary_bigrams(names))  # may grow the table: first
+        n_cols = self.tables[analyzer].size
+        n_out = self.n_rows if rows is None else int(np.asarray(rows).size)
+
+        def part(m: sp.csr_matrix) -> sp.csr_matrix:
+            return _widen(m if rows is None else m[rows], n_cols)
+
+        if not parts:
+            return sp.csr_matrix((n_out, n_cols), dtype=np.int32)
+        total = part(parts[0])
+        if rows is None:
+            total = total.copy()
+        for m in parts[1:]:
+            total = total + part(m)
         total = sp.csr_matrix(total)
         total.sort_indices()
         return total
+
+    def last_tokens(self, names: Sequence[str]) -> np.ndarray:
+        """Per row, the last word token id of the sections ``names`` joined (-1: none)."""
+        prev = np.full(self.n_rows, -1, dtype=np.int64)
+        for name in names:
+            last = self.last[name]
+            prev = np.where(last >= 0, last, prev)
+        return prev
+
+    def append_section(
+        self, analyzer: Analyzer, acc: sp.csr_matrix, prev: np.ndarray | None, name: str
+    ) -> tuple[sp.csr_matrix, np.ndarray | None]:
+        """Counts of a scope with section ``name`` appended to it: ``acc`` plus the
+        section's counts (plus, for words, the bigram across the boundary); ``prev`` is
+        each row's last word token so far. Returns the new counts and ``prev``."""
+        table = self.tables[analyzer]
+        total = _widen(acc, table.size) + _widen(self.mats[analyzer][name], table.size)
+        if analyzer == "word" and prev is not None:
+            first, last = self.first[name], self.last[name]
+            if self.spec.word_max_n >= 2:
+                pair = (first >= 0) & (prev >= 0)
+                row = np.flatnonzero(pair)
+                ids = table.lookup(bigram_keys(prev[pair], first[pair]), add=True)
+                shape = (self.n_rows, table.size)
+                extra = sp.coo_matrix(
+                    (np.ones(row.size, dtype=np.int32), (row, ids)), shape=shape
+                ).tocsr()
+                total = _widen(total, table.size) + extra
+            prev = np.where(last >= 0, last, prev)
+        total = sp.csr_matrix(total)
+        total.sort_indices()
+        return total, prev
 
     def _boundary_bigrams(self, names: Sequence[str]) -> sp.csr_matrix:
         prev = np.full(self.n_rows, -1, dtype=np.int64)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from toolaudit.leakage._engine import PT2DEngine, run_jobs
+from toolaudit.leakage._engine import PT2DEngine, ScopeCounts, run_jobs
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec
 from toolaudit.leakage._partition import Partition
 from toolaudit.leakage._provenance import TokenClass
@@ -49,15 +49,23 @@ def _fit_scores(
     part: Partition,
     y: np.ndarray,
     cfg: LeakageConfig,
+    client: Any = None,
+    *,
+    release: bool = False,
 ) -> np.ndarray:
+    """Scores of every evaluated row for one scope; ``release`` drops a wrapped count
+    matrix as soon as the last fold's design is built (before its fit runs)."""
 
     def jobs() -> Any:
+        last = len(part.folds) - 1
         for i, (fit, ev) in enumerate(part.folds):
             d = engine.design(counts, spec, fit, ev)
+            if release and i == last and isinstance(counts, ScopeCounts):
+                counts.release()
             yield i, (d.x_fit, y[fit], d.x_eval, 0)
 
     scores = np.full(len(y), np.nan)
-    for i, out in run_jobs(jobs(), cfg.lr, n_jobs=cfg.n_jobs, backend=cfg.backend):
+    for i, out in run_jobs(jobs(), cfg.lr, n_jobs=cfg.n_jobs, backend=cfg.backend, client=client):
         scores[part.folds[i][1]] = out.scores
     return scores
 
@@ -99,11 +107,15 @@ def run_dilution(
     *,
     known: dict[frozenset[str], np.ndarray] | None = None,
     progress: ProgressFn | None = None,
+    client: Any = None,
+    free_sections: bool = False,
 ) -> dict[str, Any]:
     """Both dilution sweeps; returns the ``dilution`` block of ``leakage.json``.
 
     ``known`` maps tool sets to scores already fitted with the same feature set (the
     scope table's tool and full-trace rows); those points are reused, not refitted.
+    ``free_sections`` drops the non-carrier tools' counts before the synthetic sweep
+    (the audit does, as nothing reads them afterwards).
     """
     known = dict(known or {})
     dcfg = cfg.dilution
@@ -124,7 +136,7 @@ def run_dilution(
         key = frozenset(subset)
         if key not in known:
             counts = engine.counts(spec.analyzer, subset)
-            known[key] = _fit_scores(engine, counts, spec, part, y, cfg)
+            known[key] = _fit_scores(engine, counts, spec, part, y, cfg, client)
         scores = known[key]
         summ = summarize(y[ev], scores[ev], gev, n_boot=cfg.n_boot, seed=cfg.seed, group_ci=False)
         real.append(
@@ -135,7 +147,9 @@ def run_dilution(
     pool_tools = (
         list(dcfg.pool_tools) if dcfg.pool_tools else pool_tools_for(carrier, tools, classes)
     )
-    synthetic = _synthetic(engine, part, y, cfg, spec, carrier, pool_tools, known, progress)
+    synthetic = _synthetic(
+        engine, part, y, cfg, spec, carrier, pool_tools, known, progress, client, free_sections
+    )
     return {
         "features": spec.name,
         "carrier": carrier,
@@ -155,6 +169,8 @@ def _synthetic(
     pool_tools: list[str],
     known: dict[frozenset[str], np.ndarray],
     progress: ProgressFn | None,
+    client: Any = None,
+    free_sections: bool = False,
 ) -> dict[str, Any]:
     dcfg = cfg.dilution
     assert dcfg is not None
@@ -181,31 +197,47 @@ def _synthetic(
     streams = (
         [(part.folds[0][0], 0), (part.folds[0][1], 1)] if part.mode == "holdout" else [(audited, 2)]
     )
+    if free_sections:  # from here on only the carrier's counts are read
+        engine.corpus.drop_sections([t for t in engine.tools if t != carrier])
+    corpus = engine.corpus
     step = 0
     for seed in seeds:
-        slot_texts = [[""] * n for _ in range(k_max)]
+        draws = []
         for rows, stream in streams:
             rng = np.random.default_rng([seed, stream])
-            src, length_of = draw_slots(n, rows, len(pool), k_max, rng)
-            for r_i, row in enumerate(rows):
-                for k in range(k_max):
-                    slot_texts[k][row] = synthetic_text(
-                        pool[src[r_i, k]], int(lengths[length_of[r_i, k]])
-                    )
-        names = [f"__syn{k}" for k in range(k_max)]
-        engine.corpus.add_sections(dict(zip(names, slot_texts, strict=True)))
-        for k in k_values:
-            scope = [carrier, *names[:k]]
+            draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
+        # slots are tokenized and added one at a time onto a running sum, so memory
+        # holds the current scope's counts and one slot, never all K slots
+        acc = corpus.scope_counts(spec.analyzer, [carrier])
+        prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
+        for k in range(k_max + 1):
+            if k > 0:
+                slot = [""] * n
+                for rows, src, length_of in draws:
+                    for r_i, row in enumerate(rows):
+                        slot[row] = synthetic_text(
+                            pool[src[r_i, k - 1]], int(lengths[length_of[r_i, k - 1]])
+                        )
+                name = f"__syn{k - 1}"
+                corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
+                del slot
+                acc, prev = corpus.append_section(spec.analyzer, acc, prev, name)
+                corpus.drop_sections([name])
+            if k not in per_k:
+                continue
             if k == 0 and frozenset([carrier]) in known:
                 scores = known[frozenset([carrier])]
             else:
-                counts = engine.corpus.scope_counts(spec.analyzer, scope)
-                scores = _fit_scores(engine, counts, spec, part, y, cfg)
+                counts = ScopeCounts.of(acc)
+                if k == k_max:  # the last point: its designs may free the running sum
+                    acc = None
+                scores = _fit_scores(engine, counts, spec, part, y, cfg, client, release=True)
+                del counts
             per_k[k].append(auroc(y[ev], scores[ev]))
             step += 1
             if progress is not None:
                 progress(step, len(seeds) * len(k_values), f"dilution synthetic seed {seed} K={k}")
-        engine.corpus.drop_sections(names)
+        del acc
     for k in k_values:
         vals = np.array(per_k[k], dtype=float)
         out["points"].append(

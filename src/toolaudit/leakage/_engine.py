@@ -50,6 +50,7 @@ class ToolColumns:
     texts: dict[str, list[str]]
     missing: dict[str, int]
     canonical: bool
+    calls: dict[str, np.ndarray] | None = None
 
     @classmethod
     def from_examples(cls, examples: Sequence[Example]) -> ToolColumns:
@@ -62,8 +63,9 @@ class ToolColumns:
         rank = {n: i for i, n in enumerate(names)}
         texts: dict[str, list[str]] = {n: [] for n in names}
         missing = dict.fromkeys(names, 0)
+        calls = {n: np.zeros(len(examples), dtype=np.int32) for n in names}
         canonical = True
-        for ex in examples:
+        for row, ex in enumerate(examples):
             by_name: dict[str, list[str]] = {}
             seq = [rank[s.name] for s in ex.tools]
             blocks = [r for i, r in enumerate(seq) if i == 0 or seq[i - 1] != r]
@@ -75,8 +77,10 @@ class ToolColumns:
                 parts = by_name.get(n)
                 if parts is None:
                     missing[n] += 1
+                else:
+                    calls[n][row] = len(parts)
                 texts[n].append("\n".join(parts) if parts else "")
-        return cls(names, texts, missing, canonical)
+        return cls(names, texts, missing, canonical, calls)
 
 
 class PT2DEngine:
@@ -113,8 +117,8 @@ class PT2DEngine:
         """Tools of a scope name: ``full`` is every tool; else the tool itself."""
         return list(self.tools) if scope == "full" else [scope]
 
-    def counts(self, analyzer: str, tools: Sequence[str]) -> sp.csr_matrix:
-        """Term counts of ``Example.trace(tools)`` for every example."""
+    def counts(self, analyzer: str, tools: Sequence[str]) -> ScopeCounts:
+        """Term counts of ``Example.trace(tools)``, summed per row subset on demand."""
         ordered = [t for t in self.tools if t in set(tools)]
         if analyzer == "word" and not self.columns.canonical and len(ordered) > 1:
             # interleaved sections: boundary bigrams need the real order, so tokenize it
@@ -124,8 +128,8 @@ class PT2DEngine:
                 texts = [ex.trace(tools=list(ordered)) for ex in self.examples]
                 self.corpus.add_sections({name: texts})
                 self._explicit[key] = name
-            return self.corpus.scope_counts(analyzer, [self._explicit[key]])
-        return self.corpus.scope_counts(analyzer, ordered)
+            return ScopeCounts(self.corpus, analyzer, [self._explicit[key]])
+        return ScopeCounts(self.corpus, analyzer, ordered)
 
     def term_lengths(self, analyzer: str) -> np.ndarray | None:
         """Characters per char_wb term id (recomputed when the table grows)."""
@@ -137,10 +141,20 @@ class PT2DEngine:
         return self._lengths
 
     def design(
-        self, counts: sp.csr_matrix, spec: FeatureSpec, fit: np.ndarray, ev: np.ndarray
+        self,
+        counts: ScopeCounts | sp.csr_matrix,
+        spec: FeatureSpec,
+        fit: np.ndarray,
+        ev: np.ndarray,
     ) -> Design:
-        """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows)."""
-        c_fit = counts[fit]
+        """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows).
+
+        Only the fit rows' counts, then the eval rows' counts, are materialized: the
+        counts of the whole scope over every row never exist at once.
+        """
+        if not isinstance(counts, ScopeCounts):
+            counts = ScopeCounts.of(counts)
+        c_fit = counts.rows(fit)
         min_df = min_df_for(fit.size, spec)
         used = spec if min_df == spec.min_df else spec.with_min_df(min_df)
         vocab = self._vocab(c_fit, used)
@@ -154,7 +168,7 @@ class PT2DEngine:
         del c_fit  # full-scope matrices are large: keep one copy at a time
         idf = idf_weights(x_fit)
         x_fit = tfidf(x_fit, idf, copy=False)
-        x_eval = tfidf(restrict(counts[ev], vocab), idf, copy=False) if ev.size else None
+        x_eval = tfidf(restrict(counts.rows(ev), vocab), idf, copy=False) if ev.size else None
         return Design(x_fit, x_eval, vocab, used.min_df)
 
     def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:
@@ -169,6 +183,43 @@ class PT2DEngine:
     def terms(self, analyzer: str, ids: np.ndarray) -> list[str]:
         """Term strings of ids."""
         return self.corpus.term_strings(analyzer, ids)
+
+
+class ScopeCounts:
+    """The counts of one scope, materialized per row subset: ``rows(idx)`` sums the
+    sections' slices for ``idx`` only. ``of(matrix)`` wraps a ready matrix, which
+    ``release()`` drops once its last design is built."""
+
+    def __init__(
+        self,
+        corpus: SectionCorpus | None,
+        analyzer: str,
+        names: Sequence[str],
+        matrix: sp.csr_matrix | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.analyzer = analyzer
+        self.names = list(names)
+        self._matrix = matrix
+
+    @classmethod
+    def of(cls, matrix: sp.csr_matrix) -> ScopeCounts:
+        """Wrap an existing count matrix (rows = examples)."""
+        return cls(None, "", [], matrix)
+
+    def rows(self, idx: np.ndarray) -> sp.csr_matrix:
+        """Counts of rows ``idx`` (CSR, sorted indices)."""
+        if self._matrix is not None:
+            out = self._matrix[idx]
+            out.sort_indices()
+            return out
+        if self.corpus is None:
+            raise RuntimeError("these counts were released")
+        return self.corpus.scope_counts(self.analyzer, self.names, rows=idx)
+
+    def release(self) -> None:
+        """Drop a wrapped matrix (section-backed counts hold nothing to drop)."""
+        self._matrix = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,15 +257,30 @@ def run_jobs(
     *,
     n_jobs: int = 1,
     backend: str | None = None,
+    client: Any = None,
     total: int = 0,
     progress: ProgressFn | None = None,
 ) -> list[tuple[Any, FitOutput]]:
     """Run independent fits; ``jobs`` yields ``(tag, (x_fit, y_fit, x_eval, top_k))``.
 
     Jobs are consumed lazily, so only a few design matrices exist at once. ``backend``
-    goes to ``joblib.parallel_config`` (default ``threading``).
+    goes to ``joblib.parallel_config`` (default ``threading``); a Dask ``client`` (see
+    ``toolaudit.leakage._cluster``) runs them on a cluster instead.
     """
     tags: list[Any] = []
+    if client is not None:
+        from toolaudit.leakage._cluster import run_on_client
+
+        workers = max(len(client.scheduler_info().get("workers", {})), 1)
+        calls_ = (
+            (tag, (x_fit, y_fit, x_eval, lr, top_k)) for tag, (x_fit, y_fit, x_eval, top_k) in jobs
+        )
+        done: list[tuple[Any, FitOutput]] = []
+        for i, (tag, res) in enumerate(run_on_client(client, _job, calls_, window=workers + 1)):
+            done.append((tag, res))
+            if progress is not None:
+                progress(i + 1, max(total, i + 1), str(tag))
+        return done
 
     def calls() -> Iterator[Any]:
         for tag, (x_fit, y_fit, x_eval, top_k) in jobs:
@@ -223,7 +289,7 @@ def run_jobs(
 
     out: list[tuple[Any, FitOutput]] = []
     # liblinear releases the GIL, so threads parallelize fits without copying matrices;
-    # an explicit backend (loky, dask, ray, ...) overrides this
+    # an explicit local backend (loky, multiprocessing, ...) overrides this
     settings: dict[str, Any] = {"n_jobs": n_jobs, "backend": backend or "threading"}
     try:
         config = parallel_config(**settings)

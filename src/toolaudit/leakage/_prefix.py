@@ -69,11 +69,19 @@ def prefix_lookup(
     groups: Sequence[str],
     cfg: LeakageConfig,
     warnings: list[str],
+    *,
+    wanted: str | None = None,
+    scores_out: dict[int, np.ndarray] | None = None,
 ) -> dict[str, Any] | None:
-    """AUROC of the prefix lookup for k in ``cfg.prefix_lengths``, overall and per group."""
-    if not classes and cfg.prefix_class is None:
+    """AUROC of the prefix lookup for k in ``cfg.prefix_lengths``, overall and per group.
+
+    ``wanted`` (else ``cfg.prefix_class``, else the top class) names the class;
+    ``scores_out`` receives each k's evaluation scores (rows in ``part.eval_rows``).
+    """
+    wanted = wanted or cfg.prefix_class
+    if not classes and wanted is None:
         return None
-    name, pattern, tool = _choose(classes, cfg.prefix_class)
+    name, pattern, tool = _choose(classes, wanted)
     texts = engine.columns.texts
     if tool == "*":
         per_tool = [captures(pattern, texts[t]) for t in engine.tools]
@@ -93,4 +101,36 @@ def prefix_lookup(
             y[ev_all], scores[ev_all], [groups[i] for i in ev_all], n_boot=cfg.n_boot, seed=cfg.seed
         )
         rows.append({"chars": k, **summ.as_json()})
+        if scores_out is not None:
+            scores_out[k] = scores[ev_all]
     return {"class": name, "pattern": pattern, "tool": tool, "rows": rows}
+
+
+def prefix_choice(
+    classes: Sequence[TokenClass], carrier: str, n_rows: int
+) -> tuple[str | None, str | None]:
+    """(class name, None) for the prefix lookup, or (None, reason) when it is skipped.
+
+    A class qualifies when its value is present in most examples and it is linked to the
+    carrier (found in the carrier's text, or repeating the values of a carrier class).
+    """
+    if not classes:
+        return None, "no candidate token class was found"
+    carrier_classes = {c.name for c in classes if carrier in c.tools}
+    reasons = []
+    for c in classes:
+        linked = carrier in c.tools or bool(carrier_classes & set(c.same_values_as))
+        most = c.support * 2 > n_rows
+        if linked and most:
+            return c.name, None
+        why = []
+        if not most:
+            why.append(f"present in {c.support} of {n_rows} examples")
+        if not linked:
+            why.append(f"not linked to the carrier {carrier}")
+        reasons.append(f"{c.name} ({'; '.join(why)})")
+    shown = ", ".join(reasons[:3]) + (f" and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+    return None, (
+        "no token class is both present in most examples and linked to the carrier "
+        f"{carrier}: {shown}"
+    )

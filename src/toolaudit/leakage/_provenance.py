@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,29 +51,68 @@ def _json_leaves(obj: Any, path: str = "$") -> list[tuple[str, str]]:
     return [(path, json.dumps(obj, ensure_ascii=False).strip('"').lower())]
 
 
+class FieldIndex:
+    """``field_at`` for many positions of one text in linear time overall: line starts
+    are found once, and each line's ``key:`` pairs are scanned once, on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None
+        self._pairs: dict[int, list[tuple[int, int, str]]] = {}
+
+    def _line_starts(self) -> list[int]:
+        if self._starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._starts = starts
+        return self._starts
+
+    def _line_pairs(self, idx: int, line: str) -> list[tuple[int, int, str]]:
+        pairs = self._pairs.get(idx)
+        if pairs is None:
+            pairs = [(m.start(1), m.end(), m.group(1)) for m in _PAIR.finditer(line)]
+            self._pairs[idx] = pairs
+        return pairs
+
+    def field(self, pos: int) -> str:
+        """The serialized field of the character at ``pos`` (see ``field_at``)."""
+        starts = self._line_starts()
+        idx = bisect_right(starts, pos) - 1
+        start = starts[idx]
+        end = starts[idx + 1] - 1 if idx + 1 < len(starts) else len(self.text)
+        line = self.text[start:end]
+        off = pos - start
+        pairs = self._line_pairs(idx, line)
+        # the pair whose key holds ``off``, else the last pair ending at or before it
+        j = bisect_right(pairs, (off, len(line) + 1, "")) - 1
+        if j >= 0 and pairs[j][0] <= off < pairs[j][1]:
+            return f"{pairs[j][2]} (key)"
+        last = None
+        while j >= 0:
+            if pairs[j][1] <= off:
+                last = pairs[j][2]
+                break
+            j -= 1
+        if last:
+            return last
+        if idx > 0:
+            prev = self.text[starts[idx - 1] : start - 1]
+            pm = _KEY_LINE.match(prev)
+            if pm and not pm.group(2):
+                return pm.group(1).strip()
+        return "(line)"
+
+
 def field_at(text: str, pos: int) -> str:
     """The serialized field of the character at ``pos``: the nearest ``key:`` / ``key=``
     before it on its line (``key (key)`` when ``pos`` is inside the key), else the bare
-    ``key:`` line just above, else ``(line)``."""
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    line = text[start : end if end >= 0 else len(text)]
-    off = pos - start
-    last = None
-    for m in _PAIR.finditer(line):
-        if m.start(1) <= off < m.end():
-            return f"{m.group(1)} (key)"
-        if m.end() > off:
-            break
-        last = m.group(1)
-    if last:
-        return last
-    if start > 0:
-        prev_start = text.rfind("\n", 0, start - 1) + 1
-        pm = _KEY_LINE.match(text[prev_start : start - 1])
-        if pm and not pm.group(2):
-            return pm.group(1).strip()
-    return "(line)"
+    ``key:`` line just above, else ``(line)``. For many positions of one text, use
+    :class:`FieldIndex` (linear instead of quadratic in the line length)."""
+    return FieldIndex(text).field(pos)
 
 
 def json_field(text: str, core: str) -> str | None:
@@ -116,9 +156,14 @@ def locate(
             original = texts[tool][row]
             lower = original.lower()
             same = len(lower) == len(original)
+            index: FieldIndex | None = None
+            json_name: str | None = None
             for m in rx.finditer(lower):
+                if index is None:  # once per text: JSON parse and line index
+                    json_name = json_field(lower, core)
+                    index = FieldIndex(original if same else lower)
                 hit = True
-                name = json_field(lower, core) or field_at(original if same else lower, m.start())
+                name = json_name or index.field(m.start())
                 src.fields[(tool, name)] += 1
                 if len(src.contexts) < _MAX_CONTEXTS:
                     shown = original if same else lower

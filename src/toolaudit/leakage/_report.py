@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from toolaudit.report import Section, run_metadata, write_results
+from toolaudit.leakage._verdict import outcome_note, verdict_sentence
+from toolaudit.report import Fallback, Finding, Section, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -35,17 +36,21 @@ def _cell(row: dict[str, Any] | None) -> str:
     return f"{row['auroc']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _bar_chart(payload: dict[str, Any]) -> Any:
-    import matplotlib
+def _figure(width: float, height: float) -> Any:
+    # the object-oriented API only: no global backend switch for notebook users
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return Figure(figsize=(width, height))
+
+
+def _bar_chart(payload: dict[str, Any]) -> Any:
     import numpy as np
 
     feats = _features(payload)
     scopes = list(dict.fromkeys(r["scope"] for r in payload["scopes"]))
     index = {(r["scope"], r["features"]): r for r in payload["scopes"]}
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(scopes)), 3.6))
+    fig = _figure(max(6.0, 1.3 * len(scopes)), 3.6)
+    ax = fig.subplots()
     width = 0.8 / max(len(feats), 1)
     for j, f in enumerate(feats):
         vals, lows, highs = [], [], []
@@ -67,13 +72,54 @@ def _bar_chart(payload: dict[str, Any]) -> Any:
     return fig
 
 
+def _roc_chart(roc: dict[str, Any]) -> Any:
+    fig = _figure(4.2, 4.0)
+    ax = fig.subplots()
+    for c in roc["curves"]:
+        label = "full trace" if c["scope"] == "full" else f"best tool: {c['scope']}"
+        ax.plot(c["fpr"], c["tpr"], label=label)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(f"ROC ({roc['features']}, evaluation rows)", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _heatmap(payload: dict[str, Any], focus: str, groups: list[str]) -> Any:
+    import numpy as np
+
+    scopes = [r for r in payload["scopes"] if r["features"] == focus]
+    data = np.array(
+        [
+            [
+                np.nan
+                if r["by_group"].get(g, {}).get("auroc") is None
+                else r["by_group"][g]["auroc"]
+                for g in groups
+            ]
+            for r in scopes
+        ],
+        dtype=float,
+    )
+    fig = _figure(max(4.0, 0.7 * len(groups) + 2.5), max(2.5, 0.4 * len(scopes) + 1.2))
+    ax = fig.subplots()
+    im = ax.imshow(np.ma.masked_invalid(data), cmap="RdBu_r", vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(range(len(scopes)))
+    ax.set_yticklabels([r["scope"] for r in scopes], fontsize=8)
+    for i in range(data.shape[0]):
+        for j in range(data.shape[1]):
+            if not np.isnan(data[i, j]) and len(groups) <= 12:
+                ax.text(j, i, f"{data[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, ax=ax, label=f"AUROC ({focus})")
+    return fig
+
+
 def _dilution_chart(dil: dict[str, Any]) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4))
+    fig = _figure(9.0, 3.4)
+    axes = fig.subplots(1, 2)
     real = dil["real"]
     xs = [p["size"] for p in real]
     ys = [p["auroc"] for p in real]
@@ -109,11 +155,20 @@ def leakage_sections(
     scopes = list(dict.fromkeys(r["scope"] for r in payload["scopes"]))
     index = {(r["scope"], r["features"]): r for r in payload["scopes"]}
     part = payload.get("partition", {})
+    verdict = payload.get("verdict") or {}
+    finding = Finding.model_validate(verdict["evidence"]) if verdict.get("evidence") else None
+    if finding is not None:
+        sec.text(verdict_sentence(finding))
+        if (payload.get("data") or {}).get("label_source") == "reward":
+            sec.text(outcome_note(finding))
+    for fb in (payload.get("meta") or {}).get("fallbacks", []):
+        sec.text(Fallback.model_validate(fb).sentence())
     sec.text(
         f"Partition: {part.get('description', '?')}. Each scope (the full trace and every "
         "tool section) gets TF-IDF features and a balanced logistic regression; the table "
-        "shows evaluation AUROC with a stratified bootstrap 95% interval. A tool well "
-        "above the full trace points to a shortcut that concatenation dilutes."
+        "shows evaluation AUROC with a stratified bootstrap 95% interval. The verdict rule "
+        "(docs/leakage.md) compares these intervals: a tool reliably above the full trace "
+        "is localized, a full trace reliably above every tool is distributed."
     )
     sec.table(
         "AUROC by scope and feature set [95% CI]",
@@ -136,6 +191,15 @@ def leakage_sections(
         ],
     )
     sec.figure("AUROC by scope and feature set (error bars: 95% CI)", _bar_chart(payload))
+    if group_names:
+        sec.figure(
+            f"AUROC per evaluation group ({focus}; blank where a group has one class)",
+            _heatmap(payload, focus, group_names),
+        )
+    roc = payload.get("roc")
+    if roc and roc.get("curves"):
+        sec.figure("ROC curves: best tool against the full trace", _roc_chart(roc))
+    _presence_block(sec, payload, finding)
     _provenance_blocks(sec, payload)
     dil = payload.get("dilution")
     if dil:
@@ -160,6 +224,30 @@ def leakage_sections(
     for w in payload.get("warnings", []):
         sec.text(f"Warning: {w}")
     return [sec]
+
+
+def _presence_block(sec: Section, payload: dict[str, Any], finding: Finding | None) -> None:
+    pres = payload.get("presence_control")
+    if not pres:
+        return
+    if pres.get("skipped"):
+        sec.text(f"Presence control skipped: {pres['skipped']}.")
+        return
+    info = (finding.details.get("presence") if finding else None) or {}
+    diff = info.get("full_minus_presence") or {}
+    sec.table(
+        "Presence control: the same classifier on which tools were called and how often",
+        ["features", "AUROC", "95% CI", "full trace minus presence", "95% CI"],
+        [
+            [
+                pres["n_features"],
+                pres["auroc"],
+                pres["ci95"],
+                diff.get("delta"),
+                diff.get("ci"),
+            ]
+        ],
+    )
 
 
 def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
@@ -207,7 +295,9 @@ def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
             ],
         )
     pl = payload.get("prefix_lookup")
-    if pl:
+    if pl and pl.get("skipped"):
+        sec.text(f"Prefix lookup skipped: {pl['skipped']}.")
+    elif pl:
         groups = sorted({g for r in pl["rows"] for g in r["by_group"]})
         sec.table(
             f"Prefix lookup for {pl['class']} (pattern {pl['pattern']})",
@@ -243,14 +333,21 @@ def demo_sections(
     )
     result = run_leakage(examples, cfg, progress=progress)
     payload = result.as_json()
-    payload["data"] = {"files": [f"{DATASET_NAME}/examples.jsonl"], "examples": len(examples)}
+    payload["data"] = {
+        "files": [f"{DATASET_NAME}/examples.jsonl"],
+        "examples": len(examples),
+        "label_source": "label",
+    }
     meta = run_metadata(command="toolaudit demo (leakage)", seed=seed, config=cfg.as_json())
+    meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
     write_leakage(out_dir, payload, meta=meta)
-    sections = leakage_sections(payload, title="Leakage audit (PT2D) on the controlled benchmark")
+    n_pos = sum(e.label for e in examples if e.split == "test")
+    sections = leakage_sections(
+        {**payload, "meta": meta}, title="Leakage audit (PT2D) on the controlled benchmark"
+    )
     sections[0].blocks.insert(
-        0,
-        f"Demo size: {len(examples)} examples (scale {_DEMO_SCALE}); at this size the test "
-        "split has few positives, so intervals are wide. At the seed's size the planted "
-        "identifier in thermompnn_ddg stands out with character features (see docs/leakage.md).",
+        1,
+        f"Demo size: {len(examples)} examples (scale {_DEMO_SCALE}), {n_pos} positives in "
+        "the test split; the verdict above is what these intervals support at this size.",
     )
     return sections

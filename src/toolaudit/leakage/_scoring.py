@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.metrics import roc_curve
 
 from toolaudit.stats import auroc, bootstrap_auroc
 
@@ -73,3 +74,20 @@ def one_class_groups(y: np.ndarray, groups: Sequence[str]) -> list[str]:
     garr = np.asarray(groups)
     y = np.asarray(y)
     return [g for g in sorted(set(groups)) if np.unique(y[garr == g]).size < 2]
+
+
+def roc_curves(
+    y: np.ndarray, curves: Sequence[tuple[str, np.ndarray]], *, max_points: int = 200
+) -> list[dict[str, Any]]:
+    """Downsampled ROC curves (``fpr``, ``tpr``) of each ``(scope, scores)``."""
+    out = []
+    for scope, scores in curves:
+        ok = ~np.isnan(scores)
+        if np.unique(y[ok]).size < 2:
+            continue
+        fpr, tpr, _ = roc_curve(y[ok], scores[ok])
+        if fpr.size > max_points:
+            keep = np.unique(np.linspace(0, fpr.size - 1, max_points).round().astype(int))
+            fpr, tpr = fpr[keep], tpr[keep]
+        out.append({"scope": scope, "fpr": fpr.round(6).tolist(), "tpr": tpr.round(6).tolist()})
+    return out

@@ -1,0 +1,354 @@
+"""The verdict: which case the data is in, decided from bootstrap intervals.
+
+Rule (documented in docs/leakage.md). ``above chance`` means the 95% bootstrap interval
+of the AUROC lies above 0.5; ``reliably above X`` means the paired bootstrap interval of
+``AUROC(a) - AUROC(X)`` (same evaluation rows, same resamples) lies above 0.
+
+* ``localized``: a tool scope (or the prefix lookup of a token class) is above chance
+  and reliably above the full trace in the same feature set. The carrier is the
+  candidate with the largest lower bound of that difference.
+* ``distributed``: the full trace is above chance and reliably above every single tool
+  in the same feature set.
+* ``none``: no scope, prefix lookup or presence control is above chance.
+* ``inconclusive``: anything else (something is above chance, but neither of the two
+  patterns is reliable).
+
+The presence control (a classifier on which tools were called and how often) *explains*
+the full-trace signal when it is above chance and the full trace is not reliably above it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from toolaudit.report import Finding
+from toolaudit.stats import bootstrap_auroc, paired_bootstrap_auroc_delta
+
+logger = logging.getLogger(__name__)
+
+VERDICT_KINDS = ("localized", "distributed", "none", "inconclusive")
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredScope:
+    """A scored scope on the evaluation rows: its AUROC, interval and scores."""
+
+    scope: str
+    features: str
+    auroc: float
+    ci95: tuple[float, float]
+    scores: np.ndarray
+
+
+def _above(ci: tuple[float, float] | Sequence[float | None] | None) -> bool:
+    if ci is None:
+        return False
+    lo = ci[0]
+    return lo is not None and not np.isnan(lo) and lo > 0.5
+
+
+def _delta(
+    y: np.ndarray, a: np.ndarray, b: np.ndarray, n_boot: int, seed: int, level: float
+) -> dict[str, Any]:
+    ok = ~(np.isnan(a) | np.isnan(b))
+    iv = paired_bootstrap_auroc_delta(y[ok], a[ok], b[ok], n_boot=n_boot, seed=seed, level=level)
+    return {"delta": iv.estimate, "ci": [iv.low, iv.high], "level": level}
+
+
+def _adjusted(s: ScoredScope, y: np.ndarray, n_boot: int, seed: int, level: float) -> ScoredScope:
+    ok = ~np.isnan(s.scores)
+    iv = bootstrap_auroc(y[ok], s.scores[ok], n_boot=n_boot, seed=seed, level=level)
+    return ScoredScope(s.scope, s.features, s.auroc, (iv.low, iv.high), s.scores)
+
+
+def _reliably_positive(d: dict[str, Any]) -> bool:
+    lo = d["ci"][0]
+    return lo is not None and not np.isnan(lo) and lo > 0.0
+
+
+def decide(
+    scoped: Sequence[ScoredScope],
+    y_eval: np.ndarray,
+    *,
+    prefix: ScoredScope | None,
+    prefix_class: str | None,
+    carrier_class: str | None,
+    presence: ScoredScope | None,
+    n_boot: int,
+    seed: int,
+) -> Finding:
+    """The ``leakage.verdict`` finding (see the module docstring for the rule).
+
+    Every interval here is family-wise: Bonferroni over the m intervals the rule looks
+    at (each scope, the prefix lookup, the presence control), so on label-free data the
+    chance that any of them excludes 0.5 stays near 5%.
+    """
+    m = len(scoped) + (prefix is not None) + (presence is not None)
+    level = 1.0 - 0.05 / max(m, 1)
+
+    def adj(s: ScoredScope) -> ScoredScope:
+        return _adjusted(s, y_eval, n_boot, seed, level)
+
+    scoped = [adj(s) for s in scoped]
+    prefix = adj(prefix) if prefix is not None else None
+    presence = adj(presence) if presence is not None else None
+    feats = list(dict.fromkeys(s.features for s in scoped))
+    full = {s.features: s for s in scoped if s.scope == "full"}
+    tools = [s for s in scoped if s.scope != "full"]
+    comparisons: list[dict[str, Any]] = []
+    localized: list[tuple[float, dict[str, Any]]] = []  # (lower bound, evidence row)
+    distributed: list[tuple[float, str]] = []
+    for f in feats:
+        base = full.get(f)
+        if base is None:
+            continue
+        all_below = bool(tools)
+        for t in (s for s in tools if s.features == f):
+            d = _delta(y_eval, t.scores, base.scores, n_boot, seed, level)
+            row: dict[str, Any] = {
+                "scope": t.scope,
+                "features": f,
+                "auroc": t.auroc,
+                "ci": list(t.ci95),
+            }
+            comparisons.append({**row, "minus_full": d})
+            if _above(t.ci95) and _reliably_positive(d):
+                localized.append((d["ci"][0], row))
+            neg = {"delta": -d["delta"], "ci": [-d["ci"][1], -d["ci"][0]]}
+            all_below &= _reliably_positive(neg)
+        if _above(base.ci95) and all_below:
+            distributed.append((base.auroc, f))
+    prefix_info: dict[str, Any] | None = None
+    if prefix is not None:
+        f0 = "char_wb_3_5" if "char_wb_3_5" in full else (feats[0] if feats else None)
+        base = full.get(f0) if f0 else None
+        pd = _delta(y_eval, prefix.scores, base.scores, n_boot, seed, level) if base else None
+        prefix_info = {
+            "class": prefix_class,
+            "chars": prefix.features,
+            "auroc": prefix.auroc,
+            "ci": list(prefix.ci95),
+            "minus_full": pd,
+            "full_features": f0,
+        }
+        if pd is not None and _above(prefix.ci95) and _reliably_positive(pd):
+            localized.append(
+                (
+                    pd["ci"][0],
+                    {
+                        "scope": prefix.scope,
+                        "features": f"prefix {prefix.features}",
+                        "auroc": prefix.auroc,
+                        "ci": list(prefix.ci95),
+                        "class": prefix_class,
+                    },
+                )
+            )
+    presence_info = _presence(presence, full, y_eval, n_boot, seed, level)
+    any_above = any(_above(s.ci95) for s in scoped) or (prefix is not None and _above(prefix.ci95))
+    any_above_all = any_above or (presence is not None and _above(presence.ci95))
+    best_full = max(full.values(), key=lambda s: np.nan_to_num(s.auroc, nan=0.0), default=None)
+    details: dict[str, Any] = {
+        "family_level": level,
+        "comparisons_m": m,
+        "comparisons": comparisons,
+        "prefix": prefix_info,
+        "presence": presence_info,
+        "full": {
+            f: {"auroc": s.auroc, "ci": list(s.ci95), "above_chance": _above(s.ci95)}
+            for f, s in full.items()
+        },
+    }
+    if localized:
+        lo, row = max(localized, key=lambda kv: (kv[0], kv[1]["auroc"]))
+        details["carrier_class"] = row.get("class") or carrier_class
+        details["features"] = row["features"]
+        details["minus_full_low"] = lo
+        details["candidates"] = [r for _, r in sorted(localized, key=lambda kv: -kv[0])]
+        ci = row["ci"]
+        return Finding(
+            name="leakage.verdict",
+            verdict="localized",
+            value=float(row["auroc"]),
+            interval=(ci[0], ci[1]),
+            level=level,
+            test="paired stratified bootstrap of AUROC(scope) - AUROC(full trace), "
+            f"Bonferroni over {m} intervals",
+            n=int(y_eval.size),
+            subject=str(row["scope"]),
+            details=details,
+        )
+    if distributed:
+        auc, f = max(distributed)
+        s = full[f]
+        best_tool = max(
+            (t for t in tools if t.features == f),
+            key=lambda t: np.nan_to_num(t.auroc, nan=0.0),
+            default=None,
+        )
+        details["features"] = f
+        details["best_tool"] = (
+            {"scope": best_tool.scope, "auroc": best_tool.auroc} if best_tool else None
+        )
+        return Finding(
+            name="leakage.verdict",
+            verdict="distributed",
+            value=s.auroc,
+            interval=s.ci95,
+            level=level,
+            test="paired stratified bootstrap of AUROC(full trace) - AUROC(each tool), "
+            f"Bonferroni over {m} intervals",
+            n=int(y_eval.size),
+            subject="full",
+            details=details,
+        )
+    kind = "inconclusive" if any_above_all else "none"
+    top = max(
+        [*scoped, *([prefix] if prefix else []), *([presence] if presence else [])],
+        key=lambda s: np.nan_to_num(s.ci95[0], nan=0.0),
+        default=best_full,
+    )
+    details["features"] = top.features if top else None
+    return Finding(
+        name="leakage.verdict",
+        verdict=kind,
+        value=top.auroc if top else None,
+        interval=top.ci95 if top else None,
+        level=level,
+        test=f"stratified bootstrap interval of each AUROC against 0.5, Bonferroni over {m}",
+        n=int(y_eval.size),
+        subject=top.scope if top else None,
+        details=details,
+    )
+
+
+def _presence(
+    presence: ScoredScope | None,
+    full: dict[str, ScoredScope],
+    y_eval: np.ndarray,
+    n_boot: int,
+    seed: int,
+    level: float,
+) -> dict[str, Any] | None:
+    if presence is None:
+        return None
+    base = max(full.values(), key=lambda s: np.nan_to_num(s.auroc, nan=0.0), default=None)
+    info: dict[str, Any] = {
+        "auroc": presence.auroc,
+        "ci": list(presence.ci95),
+        "above_chance": _above(presence.ci95),
+    }
+    if base is None:
+        info["explains_full"] = False
+        return info
+    d = _delta(y_eval, base.scores, presence.scores, n_boot, seed, level)
+    info["full_features"] = base.features
+    info["full_minus_presence"] = d
+    info["explains_full"] = bool(
+        _above(presence.ci95) and _above(base.ci95) and not _reliably_positive(d)
+    )
+    return info
+
+
+def _iv(lo: float | None, hi: float | None) -> str:
+    if lo is None or hi is None or np.isnan(lo) or np.isnan(hi):
+        return "no interval"
+    return f"family-wise 95% CI [{lo:.3f}, {hi:.3f}]"
+
+
+def verdict_sentence(finding: Finding) -> str:
+    """The report's first sentence, rendered from the verdict finding."""
+    lo, hi = finding.interval or (None, None)
+    value = "undefined" if finding.value is None else f"{finding.value:.3f}"
+    d = finding.details
+    if finding.verdict == "localized":
+        cls = d.get("carrier_class")
+        low = d.get("minus_full_low", float("nan"))
+        cls_part = f"; its top provenance class is `{cls}`" if cls else ""
+        head = (
+            f"Verdict: localized. The label is readable from tool `{finding.subject}` "
+            f"({d.get('features')}, AUROC {value}, {_iv(lo, hi)}), reliably above the full "
+            f"trace (difference at least {low:+.3f}){cls_part}. Test whether a model depends "
+            f"on it with `toolaudit redact`{' --class ' + cls if cls else ''}."
+        )
+    else:
+        head = _head(finding, value, lo, hi)
+    return head + _presence_tail(d.get("presence") or {})
+
+
+def _presence_tail(pres: dict[str, Any]) -> str:
+    if pres.get("explains_full"):
+        return (
+            " The presence control (which tools were called, and how often) reaches "
+            f"AUROC {pres['auroc']:.3f} and the full trace is not reliably above it: the "
+            "outcome is readable from the actions taken, not from a returned value."
+        )
+    if pres.get("above_chance"):
+        return (
+            f" The presence control reaches AUROC {pres['auroc']:.3f}, but the full trace is "
+            "reliably above it: more than the choice of actions carries the signal."
+        )
+    return ""
+
+
+def _head(finding: Finding, value: str, lo: float | None, hi: float | None) -> str:
+    d = finding.details
+    if finding.verdict == "distributed":
+        best = d.get("best_tool") or {}
+        best_part = (
+            f" above every single tool (best: `{best['scope']}` {best['auroc']:.3f})"
+            if best.get("scope")
+            else ""
+        )
+        return (
+            f"Verdict: distributed. The full trace ({d.get('features')}, AUROC {value}, "
+            f"{_iv(lo, hi)}) is reliably above chance and{best_part}; no single tool "
+            "carries the signal, so there is no one field to redact."
+        )
+    if finding.verdict == "none":
+        return (
+            f"Verdict: none. No scope is reliably above chance (highest lower bound: "
+            f"`{finding.subject}` {d.get('features')}, AUROC {value}, {_iv(lo, hi)}) on "
+            f"{finding.n} evaluation examples; there is nothing to redact, though a weak "
+            "shortcut could escape intervals this wide."
+        )
+    return (
+        f"Verdict: inconclusive. `{finding.subject}` ({d.get('features')}, AUROC {value}, "
+        f"{_iv(lo, hi)}) is above chance, but neither one tool is reliably above the "
+        "full trace nor the full trace reliably above every tool; more evaluation "
+        "examples would narrow the intervals."
+    )
+
+
+def outcome_note(finding: Finding) -> str:
+    """For agent runs (label = the episode's own reward): leakage against outcome
+    prediction, tied to this run's verdict."""
+    pres = finding.details.get("presence") or {}
+    if finding.verdict == "localized":
+        reading = (
+            f"here one tool's returned text (`{finding.subject}`) predicts the reward on "
+            "held-out tasks: inspect whether it reveals the outcome (a status or "
+            "confirmation the grader reads) or merely reflects a successful run"
+        )
+    elif pres.get("explains_full"):
+        reading = (
+            "here the presence control explains the signal, so what predicts the "
+            "reward is which actions the agent took: outcome prediction, not leakage"
+        )
+    elif finding.verdict == "distributed":
+        reading = (
+            "here the whole trajectory predicts the reward and no single returned value "
+            "does: that is what a successful run looks like, not a leaked label"
+        )
+    else:
+        reading = f"here the verdict is {finding.verdict}, so neither is shown"
+    return (
+        "These examples are agent runs whose label is the episode's own reward. "
+        "Leakage means a returned value reveals the label; outcome prediction means the "
+        f"trajectory reflects success, which is expected and harmless; {reading}."
+    )
