@@ -8,14 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from toolaudit.faults import (
-    CachedScorer,
-    NaiveScorer,
-    first_call_site,
-    make_arms,
-    mini_domain,
-    replay,
-)
+from toolaudit.faults import first_call_site, make_arms, mini_domain, replay
+from toolaudit.faults._engine import CachedScorer, NaiveScorer
 from toolaudit.faults._prompt import (  # noqa: E501
     CALL_OPEN,
     RET_CLOSE,
@@ -35,7 +29,7 @@ TOOLS = ["find_user_id_by_email", "get_user_details", "get_order_details", "canc
 def case(embedded_lm):
     model, tok = embedded_lm
     d = mini_domain()
-    traj = replay(d.tasks[0], d)
+    traj = replay(d.tasks[0], d.db)
     site = first_call_site()(traj)
     system = system_segment(d.policy, TOOLS)
     shared = [system]
@@ -93,7 +87,8 @@ def test_candidate_scores_match_full_forward_and_form_a_distribution(case):
 @pytest.mark.slow
 def test_task_readings_cached_equal_naive_on_every_reading(case):
     """Every row of a whole task (all arms, k = 0..1): cached == naive within 1e-3."""
-    from toolaudit.faults import ARMS, task_readings
+    from toolaudit.faults import ARMS
+    from toolaudit.faults._readings import task_readings
 
     model, tok, traj, site, _, _ = case
     d = mini_domain()

@@ -29,15 +29,10 @@ ROW_KEYS = {
 @pytest.fixture(scope="module")
 def mini_run(embedded_lm, tmp_path_factory):
     out = tmp_path_factory.mktemp("faults")
-    config = FaultsConfig(arms=("clean", "failed"), k_max=1, tasks=1)
-    first = run_faults(out, config=config, data_root=None, model=embedded_lm)
+    config = FaultsConfig(domain="mini", arms=("clean", "failed"), k_max=1, tasks=1)
+    first = run_faults(out, config=config, model=embedded_lm)
     line1 = (out / "rows.jsonl").read_text().splitlines()[0]
-    second = run_faults(
-        out,
-        config=FaultsConfig(arms=("clean", "failed"), k_max=1, tasks=1),
-        data_root=None,
-        model=embedded_lm,
-    )  # noqa: E501
+    second = run_faults(out, config=config, model=embedded_lm)
     return out, first, second, line1
 
 
@@ -63,6 +58,9 @@ def test_run_writes_rows_with_stable_keys(mini_run):
     # an error string is far less probable under the schema alone than the record
     assert by[("failed", 0)]["s0"] > by[("clean", 0)]["s0"]
     assert doc["summary"]["cells"][0]["arm"] == "failed"
+    # the mini domain is a recorded fallback, and the census covers its four tasks
+    assert doc["meta"]["fallbacks"][0]["what"] == "faults.domain"
+    assert doc["counts"]["qualifying_tasks"] == 4 and doc["counts"]["site_dropouts"] == {}
 
 
 def test_rerun_resumes_without_rescoring(mini_run):
@@ -78,7 +76,7 @@ def test_rerun_with_other_options_is_refused(mini_run, embedded_lm):
 
     with pytest.raises(ConfigError, match="out"):
         run_faults(
-            out, config=FaultsConfig(arms=("clean",), k_max=0), data_root=None, model=embedded_lm
+            out, config=FaultsConfig(domain="mini", arms=("clean",), k_max=0), model=embedded_lm
         )
 
 
@@ -86,12 +84,9 @@ def test_report_section_has_table_and_two_figures(mini_run):
     sec = report_section(mini_run[1])
     kinds = [type(b).__name__ for b in sec.blocks]
     assert kinds.count("Table") == 1 and kinds.count("Figure") == 2
-
-
-def test_cli_bad_arm_exits_2(tmp_path, capsys):
-    code = main(["faults", "run", "--out", str(tmp_path / "o"), "--arms", "clean", "bogus"])
-    assert code == 2
-    assert "arms" in capsys.readouterr().err
+    texts = [b for b in sec.blocks if isinstance(b, str)]
+    assert texts[0].startswith("Fallback [stand_in_data] faults.domain")
+    assert any(t.startswith("4 of 4 tasks qualify") for t in texts)
 
 
 def test_cli_help_has_example(capsys):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -117,9 +118,9 @@ def task_readings(
         segs = list(shared)
         prev = site.event
         for k in range(k_max + 1):
-            if site.position + k >= len(steps):
+            if site.call_index + k >= len(steps):
                 break
-            e_i = steps[site.position + k]
+            e_i = steps[site.call_index + k]
             step = events[e_i]
             assert isinstance(step, ToolStep)
             if k > 0:
@@ -127,7 +128,8 @@ def task_readings(
                     segs += event_segments(ev)
                 segs += call_segments(step)
             content = payload.content if k == 0 else step.content
-            s1 = surprisal(scorer.seq_logprobs(segs, content))
+            lp1 = scorer.seq_logprobs(segs, content)
+            s1 = surprisal(lp1)
             segs += [content, RET_CLOSE]
             pi = action_distribution(scorer, segs, tools)
             reference = reference_after(traj, e_i)
@@ -138,6 +140,8 @@ def task_readings(
                 "position": site.position + k,
                 "tool": step.name,
                 "s1": s1,
+                # first token alone: the seed's length control for S (a per-token mean)
+                "s1_first": float(-lp1[0]),
                 "entropy": pi.entropy,
                 "leading_action": pi.leading,
                 "reference_action": reference,
@@ -146,21 +150,24 @@ def task_readings(
                 "p_reread": pi.mass(REREAD_TOOLS),
                 "p_write": pi.mass(WRITE_TOOLS),
                 "p_reply": pi.probs["reply"],
+                "pi": dict(pi.probs),
                 "note": payload.note if k == 0 else "",
                 "payment_in_prefix": payment_in_prefix,
             }
             rows.append(row)
             pending.append((row, step, content))
             prev = e_i
-    s0_cache: dict[tuple[str, str, str], float] = {}
+    s0_cache: dict[tuple[str, str, str], np.ndarray] = {}
     for row, step, content in pending:  # S0 last: short contexts, shared across arms
         key = (step.name, json.dumps(step.arguments, sort_keys=True), content)
         if key not in s0_cache:
-            s0_cache[key] = surprisal(
-                scorer.seq_logprobs(schema_only_segments(step, schemas=schemas), content)
+            s0_cache[key] = scorer.seq_logprobs(
+                schema_only_segments(step, schemas=schemas), content
             )
-        row["s0"] = s0_cache[key]
-        row["g"] = row["s1"] - s0_cache[key]
+        lp0 = s0_cache[key]
+        row["s0"] = surprisal(lp0)
+        row["s0_first"] = float(-lp0[0])
+        row["g"] = row["s1"] - row["s0"]
     return rows
 
 
@@ -174,3 +181,22 @@ def _first_payment_id(content: str) -> str | None:
         value = history[0].get("payment_method_id")
         return str(value) if value else None
     return None
+
+
+_PAYMENT_ID = re.compile(r"\b(?:credit_card|gift_card|paypal)_\d+\b")
+
+
+def owned_payment_ids(traj: Trajectory, site: Site, db: Any) -> set[str]:
+    """Payment ids the falsified one must avoid: every id in the trajectory and every
+    method the site order's user owns in the database (when there is one)."""
+    ids: set[str] = set()
+    for ev in traj.events:
+        text = ev.content if isinstance(ev, ToolStep) else ev.text
+        ids.update(_PAYMENT_ID.findall(text))
+    step = traj.events[site.event]
+    assert isinstance(step, ToolStep)
+    user = json.loads(step.content).get("user_id")
+    users = db.get("users", {}) if isinstance(db, dict) else {}
+    if user and user in users:
+        ids.update(users[user].get("payment_methods", {}))
+    return ids
