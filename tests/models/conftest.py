@@ -1,5 +1,5 @@
-"""Fixtures for the model backends: the real embedded Gemma behind HFModel, and a real
-llama.cpp server (llama-cpp-python) serving the same GGUF file."""
+"""Fixtures for the model backends: the real embedded Gemma and Qwen behind HFModel, and a
+real llama.cpp server (llama-cpp-python) serving the same GGUF file."""
 
 from __future__ import annotations
 
@@ -18,6 +18,16 @@ LLAMA_KEY_ENV = "TOOLAUDIT_TEST_LLAMA_KEY"
 LLAMA_KEY = "sk-test-6f1c2a9e-never-in-caches"
 LLAMA_ALIAS = "gemma3-270m"
 READY_TIMEOUT_S = 180.0
+
+
+@pytest.fixture(scope="session")
+def qwen():
+    """The real embedded Qwen2.5-Coder-0.5B-Instruct behind HFModel, on CPU."""
+    from toolaudit.models._hf import HFModel
+
+    lm = HFModel("embedded:qwen", device="cpu", batch_size=8)
+    _ = lm.model  # load once for the session
+    return lm
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,7 @@ class CountingModel:
         self._record(list(requests))
         return [[-0.5 * len(c)] * len(k) for c, k in requests]
 
-    def generate(self, prompts, *, max_tokens=32, stop=()):
+    def complete(self, prompts, *, max_tokens=32, stop=()):
         self._record(list(prompts))
         return [p[::-1][:max_tokens] for p in prompts]
 
@@ -48,10 +48,10 @@ def test_cached_model_dedupes_within_a_batch_and_counts(tmp_path):
 def test_cached_model_rerun_makes_zero_calls(tmp_path):
     path = tmp_path / "c.sqlite"
     first = CachedModel(CountingModel(), path)
-    a = first.generate(["hello", "world"], max_tokens=3)
+    a = first.complete(["hello", "world"], max_tokens=3)
     inner = CountingModel()
     second = CachedModel(inner, path)
-    b = second.generate(["hello", "world"], max_tokens=3)
+    b = second.complete(["hello", "world"], max_tokens=3)
     assert a == b == ["oll", "dlr"]
     assert inner.seen == []
     assert second.calls == {"made": 0, "cached": 2}
@@ -60,9 +60,9 @@ def test_cached_model_rerun_makes_zero_calls(tmp_path):
 def test_cached_model_keys_on_decoding_parameters(tmp_path):
     inner = CountingModel()
     lm = CachedModel(inner, tmp_path / "c.sqlite")
-    lm.generate(["hello"], max_tokens=3)
-    lm.generate(["hello"], max_tokens=4)
-    lm.generate(["hello"], max_tokens=4, stop=["l"])
+    lm.complete(["hello"], max_tokens=3)
+    lm.complete(["hello"], max_tokens=4)
+    lm.complete(["hello"], max_tokens=4, stop=["l"])
     lm.loglikelihood([("hello", "")])
     assert lm.calls == {"made": 4, "cached": 0}
 
@@ -73,11 +73,11 @@ def test_cached_model_resumes_after_interruption_without_repeats(tmp_path):
     crashing = CountingModel(fail_after=4)
     lm = CachedModel(crashing, path, chunk_size=2)
     with pytest.raises(KeyboardInterrupt):
-        lm.generate(prompts)
+        lm.complete(prompts)
     assert crashing.seen == prompts[:4]  # two chunks finished and were committed
     inner = CountingModel()
     resumed = CachedModel(inner, path, chunk_size=2)
-    assert resumed.generate(prompts) == [p[::-1] for p in prompts]
+    assert resumed.complete(prompts) == [p[::-1] for p in prompts]
     assert inner.seen == prompts[4:]
     assert resumed.calls == {"made": 6, "cached": 4}
 
@@ -105,7 +105,7 @@ def test_cached_model_threads_share_work_once(tmp_path):
 def test_cache_file_is_wal_and_stores_no_prompt_text(tmp_path):
     path = tmp_path / "c.sqlite"
     lm = CachedModel(CountingModel(), path)
-    lm.generate(["secret prompt text"])
+    lm.complete(["secret prompt text"])
     lm.cache.close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -116,5 +116,5 @@ def test_cache_file_is_wal_and_stores_no_prompt_text(tmp_path):
 def test_load_model_with_cache_wraps_the_backend(tmp_path):
     lm = load_model("py:tests.models.toy_backend:echo_upper", cache=tmp_path / "c.sqlite")
     assert isinstance(lm, CachedModel)
-    assert lm.generate(["ab", "ab"]) == ["AB", "AB"]
+    assert lm.complete(["ab", "ab"]) == ["AB", "AB"]
     assert lm.calls == {"made": 1, "cached": 1}

@@ -11,7 +11,7 @@ from toolaudit.models import load_model
 def test_callable_generate_passes_max_tokens_and_cuts_stop():
     lm = load_model("py:tests.models.toy_backend:echo_upper")
     assert lm.identity == "py:tests.models.toy_backend:echo_upper"
-    assert lm.generate(["abc def", "xy"], max_tokens=5, stop=[" "]) == ["ABC", "XY"]
+    assert lm.complete(["abc def", "xy"], max_tokens=5, stop=[" "]) == ["ABC", "XY"]
 
 
 def test_callable_loglikelihood_uses_attribute():

@@ -64,7 +64,10 @@ def test_cli_models_help_has_example(sub, capsys):
 def test_cli_models_prepare_prints_cached_folder(capsys):
     assert main(["models", "prepare", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert "gemma3-270m-" in out["model_dir"] and out["gguf"].endswith(".gguf")
+    assert out["default"] == "embedded:qwen"
+    assert "qwen2.5-coder-0.5b-instruct-1d9614638d18024d" in out["model_dir"]
+    assert out["gguf"].endswith("qwen2.5-coder-0.5b-instruct.gguf")
+    assert "gemma3-270m-" in out["models"]["gemma"]["model_dir"]
 
 
 def test_cli_models_compare_identical_backends_agree_exactly(capsys):

@@ -1,12 +1,13 @@
-"""The transformers backend on the real embedded Gemma 3 270M."""
+"""The transformers backend on the real embedded Gemma 3 270M (scoring, completion)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
+from toolaudit.models import ContextLengthError
 from toolaudit.models._hf import HFModel
+from toolaudit.models._prefix import naive_logprobs
 
 REQUESTS = [
     ("The capital of France is", " Paris."),
@@ -20,10 +21,7 @@ def _reference(model, tok, context: str, continuation: str) -> list[float]:
     """Independent computation: one unpadded full forward pass with full logits."""
     ctx = tok(context)["input_ids"]
     cont = tok(continuation, add_special_tokens=False)["input_ids"]
-    with torch.inference_mode():
-        logits = model(torch.tensor([ctx + cont])).logits[0].float()
-    logp = torch.log_softmax(logits, dim=-1)
-    return [logp[len(ctx) + j - 1, t].item() for j, t in enumerate(cont)]
+    return naive_logprobs(model, ctx, cont)
 
 
 @pytest.fixture(scope="module")
@@ -33,19 +31,17 @@ def batched_scores(hf_model) -> list[list[float]]:
 
 def test_hf_loglikelihood_matches_full_forward_pass(batched_scores, embedded_lm):
     model, tok = embedded_lm
-    got = batched_scores
-    for (context, continuation), scores in zip(REQUESTS, got, strict=True):
+    for (context, continuation), scores in zip(REQUESTS, batched_scores, strict=True):
         ref = _reference(model, tok, context, continuation)
         assert len(scores) == len(tok(continuation, add_special_tokens=False)["input_ids"])
         np.testing.assert_allclose(scores, ref, atol=1e-4)
 
 
 def test_hf_loglikelihood_batched_equals_unbatched(hf_model, batched_scores):
-    batched = batched_scores
     single = [hf_model.loglikelihood([r])[0] for r in REQUESTS]
-    for b, s in zip(batched, single, strict=True):
+    for b, s in zip(batched_scores, single, strict=True):
         np.testing.assert_allclose(b, s, atol=1e-4)
-    assert all(v < 0 for row in batched for v in row)
+    assert all(v < 0 for row in batched_scores for v in row)
 
 
 def test_hf_loglikelihood_shared_context_equals_full_forward_pass(hf_model, embedded_lm):
@@ -59,6 +55,36 @@ def test_hf_loglikelihood_shared_context_equals_full_forward_pass(hf_model, embe
         np.testing.assert_allclose(scores, _reference(model, tok, context, option), atol=1e-4)
 
 
+@pytest.mark.slow
+def test_hf_prefix_reuse_across_calls_past_the_sliding_window(embedded_lm):
+    # Gemma 3 mixes sliding-window (512) and global layers: a stored 700-token context
+    # extended by later calls must still give the full forward pass's numbers.
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test", batch_size=4)
+    base = " ".join(f"Order {i} shipped to customer {i * 7}." for i in range(70))
+    first = lm.loglikelihood([(base, " Next order")])[0]
+    run_after_first = lm.scorer.tokens_run
+    longer = base + " Order 70 shipped to customer 490."
+    second = lm.loglikelihood([(longer, " The end."), (longer, " Order 71")])
+    assert lm.scorer.tokens_run - run_after_first < 40  # only the new tokens ran
+    assert len(tok(base)["input_ids"]) > 600
+    np.testing.assert_allclose(first, _reference(model, tok, base, " Next order"), atol=2e-4)
+    for cont, got in zip((" The end.", " Order 71"), second, strict=True):
+        np.testing.assert_allclose(got, _reference(model, tok, longer, cont), atol=2e-4)
+
+
+def test_hf_shared_prefix_within_one_call_runs_once(embedded_lm):
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    head = "The refund policy says: " + "items may be returned within thirty days. " * 8
+    reqs = [(head + tail, " Yes") for tail in ("Is it allowed?", "Can I return it?", "OK?")]
+    got = lm.loglikelihood(reqs)
+    n_head = len(tok(head)["input_ids"])
+    assert lm.scorer.tokens_run < n_head + 3 * 12
+    for (c, k), s in zip(reqs, got, strict=True):
+        np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
+
+
 def test_hf_loglikelihood_prefers_the_plausible_continuation(hf_model):
     good, bad = hf_model.loglikelihood(
         [("The capital of France is", " Paris"), ("The capital of France is", " banana")]
@@ -66,39 +92,74 @@ def test_hf_loglikelihood_prefers_the_plausible_continuation(hf_model):
     assert sum(good) > sum(bad) + 3.0
 
 
+LONG = " ".join(f"word{i}" for i in range(12))  # about 25 tokens: over a 16-token window
+
+
+def test_hf_over_window_context_errors_by_default(embedded_lm):
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test", max_length=16)
+    assert lm.identity == "embedded:test[float32,window=16,truncate=error]"
+    long = LONG
+    with pytest.raises(ContextLengthError, match=r"embedded:test\[float32,window=16"):
+        lm.loglikelihood([(long, " fifteen")])
+    with pytest.raises(ContextLengthError, match="--truncate left|middle"):
+        lm.complete([long], max_tokens=4)
+
+
+@pytest.mark.parametrize("mode", ["left", "middle"])
+def test_hf_truncation_is_opt_in_counted_and_in_identity(embedded_lm, mode):
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test", max_length=16, truncate=mode)
+    assert lm.identity == f"embedded:test[float32,window=16,truncate={mode}]"
+    long = LONG
+    ids = tok(long)["input_ids"]
+    cont = tok(" fifteen", add_special_tokens=False)["input_ids"]
+    (got,) = lm.loglikelihood([(long, " fifteen")])
+    kept = ids[:1] + (ids[len(ids) - (15 - len(cont)) :] if mode == "left" else [])
+    if mode == "middle":
+        room = 16 - len(cont) - 1
+        kept = ids[:1] + ids[1 : 1 + room // 2] + ids[len(ids) - (room - room // 2) :]
+    assert len(kept) + len(cont) == 16
+    np.testing.assert_allclose(got, naive_logprobs(model, kept, cont), atol=1e-4)
+    assert lm.truncations.as_dict() == {"contexts": 1, "tokens": len(ids) - len(kept)}
+
+
 PROMPTS = ["The capital of France is", "Once upon a time"]
 
 
 @pytest.fixture(scope="module")
-def batched_generation(hf_model) -> list[str]:
-    return hf_model.generate(PROMPTS, max_tokens=5)
+def batched_completion(hf_model) -> list[str]:
+    return hf_model.complete(PROMPTS, max_tokens=5)
 
 
-def test_hf_generate_is_deterministic_and_batch_independent(hf_model, batched_generation):
-    # Left-padded batch == each prompt alone == a second identical call.
-    alone = [hf_model.generate([p], max_tokens=5)[0] for p in PROMPTS]
-    assert batched_generation == alone
-    assert hf_model.generate(PROMPTS[:1], max_tokens=5) == alone[:1]
+def test_hf_complete_is_deterministic_and_batch_independent(hf_model, batched_completion):
+    alone = [hf_model.complete([p], max_tokens=5)[0] for p in PROMPTS]
+    assert batched_completion == alone
+    assert hf_model.complete(PROMPTS[:1], max_tokens=5) == alone[:1]
     assert all(len(t.strip()) > 0 for t in alone)
 
 
-def test_hf_generate_cuts_at_stop_string(hf_model, batched_generation):
-    full = batched_generation[1]
+def test_hf_complete_cuts_at_stop_string(hf_model, batched_completion):
+    full = batched_completion[1]
     word = full.split()[1]
-    cut = hf_model.generate(PROMPTS[1:], max_tokens=5, stop=[word])[0]
+    cut = hf_model.complete(PROMPTS[1:], max_tokens=5, stop=[word])[0]
     assert cut == full[: full.index(word)]
 
 
 def test_hf_chat_mode_renders_gemma_turns_and_changes_identity(embedded_lm):
     model, tok = embedded_lm
     chat = HFModel.from_loaded(model, tok, identity="embedded:test", chat=True)
-    assert chat.identity == "embedded:test:chat"
-    assert chat.render("hi") == "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n"
+    assert chat.identity == "embedded:test[float32,window=32768,truncate=error,chat]"
+    assert chat._as_prompt("hi") == "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n"
     plain = HFModel.from_loaded(model, tok, identity="embedded:test")
     (a,), (b,) = chat.loglikelihood([("hi", " Hello")]), plain.loglikelihood([("hi", " Hello")])
     assert a != pytest.approx(b, abs=1e-3)
 
 
-def test_hf_identity_of_embedded_names_converted_folder():
-    lm = HFModel(None)
-    assert lm.identity.startswith("embedded:gemma3-270m-")
+def test_hf_identity_of_embedded_names_converted_folder_and_options():
+    assert HFModel("embedded:gemma", device="cpu").identity.startswith("embedded:gemma3-270m-")
+    qwen = HFModel(None, device="cpu").identity
+    assert qwen == (
+        "embedded:qwen2.5-coder-0.5b-instruct-1d9614638d18024d[float32,window=32768,truncate=error]"
+    )
+    assert HFModel("embedded:qwen", device="cpu", truncate="left").identity != qwen

@@ -79,13 +79,13 @@ def test_openai_generate_greedy_is_repeatable_and_cut_at_stop(server_model):
     # llama.cpp reuses the KV prefix of its previous request, which can flip near-ties in
     # greedy decoding; this prompt has no near-tie in its first five tokens.
     prompt = ["The capital of France is"]
-    first = server_model.generate(prompt, max_tokens=5)
-    again = server_model.generate(prompt, max_tokens=5)
+    first = server_model.complete(prompt, max_tokens=5)
+    again = server_model.complete(prompt, max_tokens=5)
     assert again == first and len(first[0].split()) >= 3
     word = first[0].split()[2]
-    cut = server_model.generate(prompt, max_tokens=5, stop=[word])
+    cut = server_model.complete(prompt, max_tokens=5, stop=[word])
     assert cut == [first[0][: first[0].index(word)]]
-    both = server_model.generate(["Hello", "Once upon a time"], max_tokens=2)
+    both = server_model.complete(["Hello", "Once upon a time"], max_tokens=2)
     assert len(both) == 2 and all(isinstance(t, str) and t for t in both)
 
 
@@ -94,7 +94,7 @@ def test_openai_chat_endpoint_returns_text(llama_server):
         f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, endpoint="chat"
     )
     assert chat.identity.endswith(":chat")
-    (text,) = chat.generate(["Say the word hello."], max_tokens=4)
+    (text,) = chat.complete(["Say the word hello."], max_tokens=4)
     assert isinstance(text, str)
 
 
@@ -103,7 +103,7 @@ def test_openai_api_key_never_in_identity_logs_or_cache(llama_server, tmp_path, 
     lm = load_model(f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV)
     cached = CachedModel(lm, tmp_path / "cache.sqlite")
     cached.loglikelihood([("Hello", " world")])
-    cached.generate(["Hello"], max_tokens=2)
+    cached.complete(["Hello"], max_tokens=2)
     assert cached.calls == {"made": 2, "cached": 0}
     cached.cache.close()
     for blob in (lm.identity, repr(lm), caplog.text):
@@ -117,7 +117,7 @@ def test_openai_wrong_key_error_masks_the_key(llama_server, monkeypatch):
     monkeypatch.setenv("TOOLAUDIT_TEST_WRONG_KEY", wrong)
     lm = load_model(f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env="TOOLAUDIT_TEST_WRONG_KEY")
     with pytest.raises(ModelError) as err:
-        lm.generate(["Hello"], max_tokens=1)
+        lm.complete(["Hello"], max_tokens=1)
     assert wrong not in str(err.value)
     assert "401" in str(err.value) or "auth" in str(err.value).lower()
 
@@ -126,7 +126,7 @@ def test_openai_unreachable_server_retries_with_backoff(caplog):
     lm = load_model("openai:m@http://127.0.0.1:9/v1", max_retries=2, backoff=0.05, timeout=2.0)
     start = time.monotonic()
     with pytest.raises(ModelError, match="after 3 tries"):
-        lm.generate(["x"], max_tokens=1)
+        lm.complete(["x"], max_tokens=1)
     assert time.monotonic() - start >= 0.05 + 0.1
     assert sum("retry" in r.message for r in caplog.records) == 2
 

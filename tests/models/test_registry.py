@@ -38,7 +38,8 @@ def test_load_model_unknown_option_is_config_error():
 
 def test_load_model_builds_each_backend_without_loading(tmp_path):
     assert isinstance(load_model("embedded", batch_size=2), HFModel)
-    assert isinstance(load_model("hf:/some/folder", chat=True), HFModel)
+    assert isinstance(load_model(f"hf:{tmp_path}", chat=True), HFModel)
+    assert isinstance(load_model("embedded:gemma", device="cpu"), HFModel)
     lm = load_model("openai:m@http://127.0.0.1:9/v1", concurrency=3)
     assert isinstance(lm, OpenAIModel)
     assert lm.identity == "openai:m@http://127.0.0.1:9/v1"
@@ -47,6 +48,12 @@ def test_load_model_builds_each_backend_without_loading(tmp_path):
 
 
 def test_load_model_bad_targets_raise_model_error():
+    with pytest.raises(ModelError, match="hf:/no/such/folder: no such model folder"):
+        load_model("hf:/no/such/folder")
+    with pytest.raises(
+        ConfigError, match="invalid embedded model='llama'; allowed: 'gemma', 'qwen'"
+    ):
+        load_model("embedded:llama")
     with pytest.raises(ModelError, match="py:module:function"):
         load_model("py:nomodule")
     with pytest.raises(ModelError, match="cannot import"):

@@ -75,11 +75,11 @@ def test_sklearn_model_generate_rounds_to_answer_option(planted):
     examples, pipe = planted
     lm = SklearnModel.from_pipeline(pipe, identity="sklearn:test")
     prompts = [e.prompt for e in examples[:6]]
-    got = lm.generate(prompts)
+    got = lm.complete(prompts)
     assert got == [
         f"<answer>{1 + math.floor(9 * p + 0.5)}</answer>" for p in lm.probabilities(prompts)
     ]
-    assert lm.generate(prompts[:1], stop=["</answer>"])[0] == got[0].removesuffix("</answer>")
+    assert lm.complete(prompts[:1], stop=["</answer>"])[0] == got[0].removesuffix("</answer>")
 
 
 def test_sklearn_model_rejects_non_option_continuation(planted):
@@ -123,11 +123,11 @@ def test_sklearn_spec_loads_saved_pipeline_with_file_digest(planted, tmp_path):
     lm = load_model(f"sklearn:{path}")
     assert lm.identity.startswith(f"sklearn:{path}@") and len(lm.identity.split("@")[1]) == 16
     prompt = planted[0][0].prompt
-    assert lm.generate([prompt]) == SklearnModel.from_pipeline(planted[1], identity="x").generate(
+    assert lm.complete([prompt]) == SklearnModel.from_pipeline(planted[1], identity="x").complete(
         [prompt]
     )
     with pytest.raises(ModelError, match="no such model file"):
-        load_model(f"sklearn:{tmp_path / 'missing.joblib'}").generate(["x"])
+        load_model(f"sklearn:{tmp_path / 'missing.joblib'}").complete(["x"])
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from toolaudit.errors import ConfigError
-from toolaudit.models import LanguageModel
+from toolaudit.models import CapabilityError, LanguageModel
 from toolaudit.redaction import INVALID_SCORE, parse_answer, score_rows
 from toolaudit.traces import ChatMessage, Example
 
@@ -41,10 +41,19 @@ class KeywordModel:
             out.append([logc + (k - 1) * math.log(p) + (10 - k) * math.log(1 - p), 0.0])
         return out
 
-    def generate(self, prompts: Sequence[str], *, max_tokens: int = 32,
+    def complete(self, prompts: Sequence[str], *, max_tokens: int = 32,
                  stop: Sequence[str] = ()) -> list[str]:  # fmt: skip
         return ["no idea" if "GARBLE" in p else f"<answer>{1 + round(9 * self._p(p))}"
                 for p in prompts]  # fmt: skip
+
+    # No chat: redaction scores and completes raw prompt text only.
+    capabilities = frozenset({"loglikelihood"})
+
+    def render(self, messages, tools=None, *, add_generation_prompt=True):  # type: ignore[no-untyped-def]
+        raise CapabilityError("test:keyword: cannot render a chat")
+
+    def generate(self, messages, tools=None, **options):  # type: ignore[no-untyped-def]
+        raise CapabilityError("test:keyword: cannot generate a chat reply")
 
 
 def _rows(*prompts: str) -> list[Example]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json
 from toolaudit.errors import DataError
+from toolaudit.models._base import TRUNCATE
 
 
 def register(sub: Any) -> None:
@@ -32,25 +33,38 @@ def register(sub: Any) -> None:
     score = add_parser(
         msub,
         "score",
-        help="per-token log-probabilities of a continuation given a context",
-        example="toolaudit models score embedded --context 'The capital of France is' "
+        help="per-token log-probabilities of a continuation given a context, or the "
+        "call/reply probabilities of a chat (--messages, --tools)",
+        example="toolaudit models score embedded:qwen --context 'The capital of France is' "
         "--continuation ' Paris' --json",
     )
     _add_spec(score)
-    score.add_argument("--context", required=True, help="text the continuation follows")
-    score.add_argument("--continuation", required=True, help="text to score")
+    score.add_argument("--context", default=None, help="text the continuation follows")
+    score.add_argument("--continuation", default=None, help="text to score")
+    score.add_argument(
+        "--messages",
+        type=Path,
+        default=None,
+        help="JSON file: a list of chat messages (OpenAI style); prints P(call) and P(reply) "
+        "of the model's next turn",
+    )
+    score.add_argument("--tools", type=Path, default=None, help="JSON file: OpenAI tool schemas")
     score.add_argument("--json", action="store_true", help="print the result as JSON")
     score.set_defaults(func=_score)
 
     gen = add_parser(
         msub,
         "generate",
-        help="greedy completion of a prompt",
+        help="greedy completion of a prompt, or a chat reply with parsed tool calls",
         example="toolaudit models generate embedded --prompt 'Once upon a time' --max-tokens 16",
     )
     _add_spec(gen)
-    gen.add_argument("--prompt", required=True, help="prompt text")
+    gen.add_argument("--prompt", default=None, help="raw prompt text (completion)")
+    gen.add_argument("--messages", type=Path, default=None, help="JSON file of chat messages")
+    gen.add_argument("--tools", type=Path, default=None, help="JSON file of OpenAI tool schemas")
     gen.add_argument("--max-tokens", type=int, default=32, help="tokens to generate (32)")
+    gen.add_argument("--temperature", type=float, default=0.0, help="0 is greedy (0)")
+    gen.add_argument("--seed", type=int, default=0, help="sampling seed (0)")
     gen.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     gen.add_argument("--json", action="store_true", help="print the result as JSON")
     gen.set_defaults(func=_generate)
@@ -88,7 +102,7 @@ def register(sub: Any) -> None:
     prep = add_parser(
         msub,
         "prepare",
-        help="convert and cache the embedded Gemma 3 270M once; print its folder",
+        help="assemble, verify and convert the embedded models (Qwen, Gemma) once; print their folders",
         example="toolaudit models prepare",
     )
     prep.add_argument("--json", action="store_true", help="print paths as JSON")
@@ -98,30 +112,96 @@ def register(sub: Any) -> None:
 def _add_spec(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
-        help="model spec: embedded | hf:PATH_OR_ID | openai:MODEL@URL | sklearn:FILE | "
-        "py:module:function",
+        help="model spec: embedded (= embedded:qwen) | embedded:gemma | hf:PATH_OR_ID | "
+        "openai:MODEL@URL | sklearn:FILE | py:module:function",
     )
-    parser.add_argument("--chat", action="store_true", help="hf/embedded: use the chat format")
+    parser.add_argument("--chat", action="store_true", help="hf/embedded: wrap as a user turn")
+    parser.add_argument(
+        "--device", default=None, help="hf/embedded: cpu, cuda, cuda:N (default: cuda if present)"
+    )
+    parser.add_argument(
+        "--truncate",
+        choices=TRUNCATE,
+        default=None,
+        help="hf/embedded: over-window contexts raise (error, default) or are cut "
+        "(left, middle); part of the model identity",
+    )
+    parser.add_argument(
+        "--max-length", type=int, default=None, help="hf/embedded: window in tokens"
+    )
     parser.add_argument(
         "--api-key-env",
         default=None,
         help="openai: environment variable holding the API key (default OPENAI_API_KEY)",
     )
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=None,
+        help="openai: seconds per request (30); retries are bounded in count and total time",
+    )
     parser.add_argument("--cache", type=Path, default=None, help="SQLite response cache file")
 
 
+def _local(spec: str) -> bool:
+    return spec.split(":", 1)[0] in ("embedded", "hf")
+
+
 def _load(args: argparse.Namespace) -> Any:
+    from toolaudit.errors import ConfigError
     from toolaudit.models import load_model
 
     options: dict[str, Any] = {}
-    if args.chat:
-        options["chat"] = True
-    if args.api_key_env:
-        options["api_key_env"] = args.api_key_env
-    return load_model(args.spec, cache=args.cache, **options)
+    local = {"chat": args.chat or None, "truncate": args.truncate, "max_length": args.max_length}
+    remote = {"api_key_env": args.api_key_env, "timeout": args.request_timeout}
+    for key, value in local.items():
+        if value is not None:
+            if not _local(args.spec):
+                raise ConfigError(
+                    f"--{key.replace('_', '-')} applies to hf/embedded models only; got {args.spec!r}"
+                )
+            options[key] = value
+    for key, value in remote.items():
+        if value is not None and args.spec.startswith("openai:"):
+            options[key] = value
+    if args.max_length is not None and args.max_length < 2:
+        raise ConfigError.invalid("--max-length", "an integer >= 2", args.max_length)
+    return load_model(args.spec, cache=args.cache, device=args.device, **options)
+
+
+def _read_json_list(path: Path, key: str) -> list[dict[str, Any]]:
+    """A JSON list of objects from ``path`` (or the list under ``key`` of an object)."""
+    import json
+
+    if not path.is_file():
+        raise DataError(f"{path}: no such file (expected a JSON list of {key})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not JSON ({exc})") from None
+    if isinstance(data, dict) and key in data:
+        data = data[key]
+    if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+        raise DataError(f"{path}: field '{key}': expected a JSON list of objects")
+    if key == "messages":
+        for i, m in enumerate(data):
+            if m.get("role") not in ("system", "user", "assistant", "tool"):
+                raise DataError(
+                    f"{path}: {key}[{i}], field 'role': expected system, user, assistant or "
+                    f"tool, got {m.get('role')!r}"
+                )
+    return data
 
 
 def _score(args: argparse.Namespace) -> int:
+    from toolaudit.errors import ConfigError
+
+    if args.messages is not None:
+        if args.context is not None or args.continuation is not None:
+            raise ConfigError("give either --messages [--tools] or --context and --continuation")
+        return _score_chat(args)
+    if args.context is None or args.continuation is None:
+        raise ConfigError("score needs --context and --continuation (or --messages FILE)")
     lm = _load(args)
     logprobs = lm.loglikelihood([(args.context, args.continuation)])[0]
     total = float(sum(logprobs))
@@ -142,13 +222,61 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _generate(args: argparse.Namespace) -> int:
+def _score_chat(args: argparse.Namespace) -> int:
+    from toolaudit.models._actions import call_reply_probabilities
+
+    messages = _read_json_list(args.messages, "messages")
+    tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
     lm = _load(args)
-    text = lm.generate([args.prompt], max_tokens=args.max_tokens, stop=args.stop)[0]
+    got = call_reply_probabilities(lm, messages, tools)
+    result = {
+        "model": lm.identity,
+        "messages": len(messages),
+        "tools": len(tools or []),
+        **got.as_dict(),
+    }
     if args.json:
-        print_json({"model": lm.identity, "prompt": args.prompt, "completion": text})
+        print_json(result)
     else:
-        sys.stdout.write(text + "\n")
+        parts = ", ".join(f"P({o}) = {p:.4f}" for o, p in got.openers.items())
+        sys.stdout.write(
+            f"{lm.identity}: P(call) = {got.p_call:.4f}, P(reply) = {got.p_reply:.4f} ({parts})\n"
+        )
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from toolaudit.errors import ConfigError
+
+    if (args.prompt is None) == (args.messages is None):
+        raise ConfigError("generate needs exactly one of --prompt TEXT or --messages FILE")
+    if args.max_tokens < 1:
+        raise ConfigError.invalid("--max-tokens", "an integer >= 1", args.max_tokens)
+    if args.prompt is not None:
+        lm = _load(args)
+        text = lm.complete([args.prompt], max_tokens=args.max_tokens, stop=args.stop)[0]
+        if args.json:
+            print_json({"model": lm.identity, "prompt": args.prompt, "completion": text})
+        else:
+            sys.stdout.write(text + "\n")
+        return 0
+    messages = _read_json_list(args.messages, "messages")
+    tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
+    lm = _load(args)
+    gen = lm.generate(
+        messages,
+        tools,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        seed=args.seed,
+        stop=args.stop,
+    )
+    if args.json:
+        print_json({"model": lm.identity, **gen.to_dict()})
+    else:
+        sys.stdout.write(gen.raw + "\n")
+        for err in gen.parse_errors:
+            sys.stdout.write(f"unparsed tool call: {err}\n")
     return 0
 
 
@@ -207,11 +335,16 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from toolaudit.models import embedded_gguf_path, embedded_model_dir
+    from toolaudit.models import DEFAULT_EMBEDDED, EMBEDDED, embedded_gguf_path, embedded_model_dir
 
-    folder = embedded_model_dir()
+    models = {
+        name: {"model_dir": str(embedded_model_dir(name)), "gguf": str(embedded_gguf_path(name))}
+        for name in EMBEDDED
+    }
+    default = models[DEFAULT_EMBEDDED]
     if args.json:
-        print_json({"model_dir": str(folder), "gguf": str(embedded_gguf_path())})
+        print_json({**default, "default": f"embedded:{DEFAULT_EMBEDDED}", "models": models})
     else:
-        sys.stdout.write(f"{folder}\n")
+        for name, paths in models.items():
+            sys.stdout.write(f"embedded:{name}\t{paths['model_dir']}\n")
     return 0

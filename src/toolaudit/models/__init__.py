@@ -1,18 +1,27 @@
-"""Model adapters: one narrow interface (log-likelihood, generation), several backends.
+"""Model adapters: the one place a model is loaded, rendered, scored and asked to act.
 
-Backends are chosen by a spec string (``embedded``, ``hf:PATH_OR_ID``,
-``openai:MODEL@URL``, ``sklearn:FILE``, ``py:module:function``) through
-:func:`load_model`; each backend module is imported only when its name is used.
+Backends are chosen by a spec string (``embedded`` / ``embedded:qwen`` /
+``embedded:gemma``, ``hf:PATH_OR_ID``, ``openai:MODEL@URL``, ``sklearn:FILE``,
+``py:module:function``) through :func:`load_model`; each backend module is imported only
+when its name is used.
 """
 
-from toolaudit.models._base import LanguageModel
+from toolaudit.models._base import (
+    CAPABILITIES,
+    TRUNCATE,
+    CapabilityError,
+    ContextLengthError,
+    Generation,
+    LanguageModel,
+)
 from toolaudit.models._cache import CachedModel, ResponseCache, request_key
 from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
 from toolaudit.models._embedded import (
+    DEFAULT_EMBEDDED,
+    EMBEDDED,
     cache_root,
     embedded_gguf_path,
     embedded_model_dir,
-    gemma_chat,
     load_causal_lm,
 )
 from toolaudit.models._registry import BACKENDS, ModelSpec, load_model, parse_spec
@@ -23,12 +32,21 @@ from toolaudit.models._sklearn import (
     save_pipeline,
     train_controlled_model,
 )
+from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
 
 __all__ = [
     "BACKENDS",
+    "CAPABILITIES",
+    "DEFAULT_EMBEDDED",
+    "EMBEDDED",
+    "TRUNCATE",
     "CachedModel",
+    "CapabilityError",
+    "ContextLengthError",
+    "Generation",
     "LanguageModel",
     "ModelSpec",
+    "ParsedCalls",
     "ResponseCache",
     "ScoreAgreement",
     "SklearnModel",
@@ -37,11 +55,12 @@ __all__ = [
     "embedded_gguf_path",
     "embedded_model_dir",
     "example_text",
-    "gemma_chat",
     "load_causal_lm",
     "load_model",
+    "openai_tool_calls",
     "option_logprob",
     "parse_spec",
+    "parse_tool_calls",
     "request_key",
     "save_pipeline",
     "score_agreement",

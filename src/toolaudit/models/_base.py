@@ -1,32 +1,121 @@
-"""The narrow model interface every model-facing audit uses."""
+"""The narrow model interface every model-facing audit uses, and its small value types."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from toolaudit.errors import ModelError
+
+if TYPE_CHECKING:
+    from toolaudit.traces import ToolCall
+
+Capability = Literal["loglikelihood", "render", "generate", "tools"]
+CAPABILITIES: tuple[str, ...] = ("loglikelihood", "render", "generate", "tools")
+Truncate = Literal["error", "left", "middle"]
+TRUNCATE: tuple[str, ...] = ("error", "left", "middle")
+FinishReason = Literal["stop", "length", "tool_calls"]
+
+
+class ContextLengthError(ModelError, ValueError):
+    """A context is longer than the model's window and no truncation was asked for."""
+
+
+class CapabilityError(ModelError, NotImplementedError):
+    """The backend cannot do what was asked (e.g. a chat-only API cannot score a prompt)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One generated reply: its text, the tool calls parsed from it, and what failed.
+
+    ``text`` is the reply with tool-call markup removed; ``raw`` the exact decoded text;
+    ``parse_errors`` one line per call-shaped fragment that could not be parsed (never
+    silently dropped); ``finish_reason`` is ``stop``, ``length`` or ``tool_calls``.
+    """
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    raw: str = ""
+    parse_errors: tuple[str, ...] = ()
+    finish_reason: str = "stop"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (for caches and results files)."""
+        return {
+            "text": self.text,
+            "tool_calls": [c.model_dump() for c in self.tool_calls],
+            "raw": self.raw,
+            "parse_errors": list(self.parse_errors),
+            "finish_reason": self.finish_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Generation:
+        """Inverse of :meth:`to_dict`."""
+        from toolaudit.traces import ToolCall
+
+        return cls(
+            text=str(data["text"]),
+            tool_calls=tuple(ToolCall.model_validate(c) for c in data.get("tool_calls", [])),
+            raw=str(data.get("raw", "")),
+            parse_errors=tuple(data.get("parse_errors", [])),
+            finish_reason=str(data.get("finish_reason", "stop")),
+        )
 
 
 @runtime_checkable
 class LanguageModel(Protocol):
-    """Score continuations and generate text.
+    """Load once, then render chats, score continuations and generate replies.
 
-    ``identity`` names the backend and the exact model (used as a cache key); it never
-    contains secrets such as API keys.
+    ``identity`` names the backend, the exact model and every option that changes a
+    score (it is the cache key); it never contains secrets such as API keys.
+    ``capabilities`` says which of ``loglikelihood``, ``render``, ``generate`` and
+    ``tools`` work; a method outside them raises :class:`CapabilityError` in one line.
     """
 
     @property
     def identity(self) -> str:  # pragma: no cover - protocol
-        """Backend and model identity, e.g. ``hf:/path@sha256:...``."""
+        """Backend, model and score-changing options, e.g. ``embedded:qwen-…[float32]``."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:  # pragma: no cover - protocol
+        """Subset of ``{"loglikelihood", "render", "generate", "tools"}``."""
         ...
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
-        """Per-token log-probabilities (natural log) of each continuation given its context."""
+        """Per-token natural-log probabilities of each continuation given its context."""
+        ...
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """The exact text the model sees for a chat (its own template, tools included)."""
         ...
 
     def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """The model's reply to a chat, with tool calls parsed."""
+        ...
+
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
-        """Greedy (deterministic) completions of each prompt."""
+        """Greedy raw-text completions of each prompt, cut at the first stop string."""
         ...
 
 
@@ -40,3 +129,8 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
             if k != -1:
                 cut = min(cut, k)
     return text[:cut]
+
+
+def unsupported(identity: str, what: str, why: str) -> CapabilityError:
+    """The one-line error of a backend asked for a capability it lacks."""
+    return CapabilityError(f"{identity}: cannot {what}: {why}")

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolaudit.models._base import LanguageModel
+from toolaudit.errors import DataError
+from toolaudit.models._base import Generation, LanguageModel
 
 logger = logging.getLogger(__name__)
 
@@ -48,12 +49,23 @@ class ResponseCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=60.0, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
-            conn.commit()
+            if self.path.is_dir():
+                raise DataError(
+                    f"{self.path}: --cache is a directory; give a SQLite file path "
+                    "(it is created on first use)"
+                )
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(str(self.path), timeout=60.0, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(_SCHEMA)
+                conn.commit()
+            except (sqlite3.DatabaseError, OSError) as exc:
+                raise DataError(
+                    f"{self.path}: not a usable SQLite response cache ({exc}); give a new "
+                    "file path or remove this file"
+                ) from None
             self._conn = conn
         return self._conn
 
@@ -137,21 +149,72 @@ class CachedModel:
             raise AttributeError(name)
         return getattr(self.model, name)
 
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """The wrapped model's capabilities."""
+        return frozenset(self.model.capabilities)
+
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Cached :meth:`LanguageModel.loglikelihood`."""
         reqs = [(str(c), str(k)) for c, k in requests]
         return self._run("loglikelihood", {}, reqs, self.model.loglikelihood)
 
-    def generate(
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
-        """Cached :meth:`LanguageModel.generate` (keyed by ``max_tokens`` and ``stop``)."""
+        """Cached :meth:`LanguageModel.complete` (keyed by ``max_tokens`` and ``stop``)."""
         params = {"max_tokens": int(max_tokens), "stop": list(stop)}
 
         def call(batch: list[str]) -> list[str]:
-            return self.model.generate(batch, max_tokens=max_tokens, stop=stop)
+            return self.model.complete(batch, max_tokens=max_tokens, stop=stop)
 
-        return self._run("generate", params, [str(p) for p in prompts], call)
+        return self._run("complete", params, [str(p) for p in prompts], call)
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """The wrapped model's rendering (not cached: it is cheap and deterministic)."""
+        return self.model.render(messages, tools, add_generation_prompt=add_generation_prompt)
+
+    def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """Cached :meth:`LanguageModel.generate`, keyed by the messages, the tools and every
+        decoding parameter (``max_tokens``, ``temperature``, ``seed``, ``stop``)."""
+        params = {
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "seed": seed,
+            "stop": list(stop),
+        }
+        payload = {"messages": [dict(m) for m in messages], "tools": list(tools or [])}
+
+        def call(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [
+                self.model.generate(
+                    p["messages"],
+                    p["tools"] or None,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=seed,
+                    stop=stop,
+                ).to_dict()
+                for p in batch
+            ]
+
+        (value,) = self._run("generate", params, [payload], call)
+        return Generation.from_dict(value)
 
     def _run(
         self,

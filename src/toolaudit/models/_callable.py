@@ -1,8 +1,10 @@
 """Plain Python callable backend (``py:module:function``).
 
-``function(prompts) -> list[str]`` generates; it may also accept ``max_tokens`` and
-``stop`` keywords. An optional ``function.loglikelihood(requests) -> list[list[float]]``
-attribute provides scoring.
+``function(prompts) -> list[str]`` completes raw prompts; it may also accept
+``max_tokens`` and ``stop`` keywords. Optional attributes add capabilities:
+``function.loglikelihood(requests) -> list[list[float]]`` scores, and
+``function.chat(messages, tools) -> str`` replies to a chat (the reply's tool calls are
+parsed like any model's).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolaudit.errors import ModelError
-from toolaudit.models._base import cut_at_stop
+from toolaudit.models._base import Generation, cut_at_stop, unsupported
+from toolaudit.models._toolcalls import parse_tool_calls
 
 
 class CallableModel:
@@ -29,7 +32,18 @@ class CallableModel:
         version = getattr(self.fn, "version", None)
         return f"py:{self.name}" + (f"@{version}" if version is not None else "")
 
-    def generate(
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """``loglikelihood`` with a ``loglikelihood`` attribute; ``generate`` and ``tools``
+        with a ``chat`` attribute."""
+        caps = set()
+        if callable(getattr(self.fn, "loglikelihood", None)):
+            caps.add("loglikelihood")
+        if callable(getattr(self.fn, "chat", None)):
+            caps |= {"generate", "tools"}
+        return frozenset(caps)
+
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
         """Call the function on the prompts; cut each answer at the first stop string."""
@@ -51,11 +65,52 @@ class CallableModel:
         """Delegate to ``function.loglikelihood`` when the function has one."""
         scorer = getattr(self.fn, "loglikelihood", None)
         if scorer is None:
-            raise ModelError(f"{self.identity} has no 'loglikelihood' attribute; it cannot score")
+            raise unsupported(
+                self.identity, "score", "the function has no 'loglikelihood' attribute"
+            )
         out = [[float(v) for v in row] for row in scorer(list(requests))]
         if len(out) != len(requests):
             raise ModelError(f"{self.identity}.loglikelihood must return one list per request")
         return out
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """Not available: a Python function has no chat template."""
+        raise unsupported(self.identity, "render a chat", "a Python function has no chat template")
+
+    def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """``function.chat(messages, tools)``'s reply, cut at ``stop``, tool calls parsed."""
+        chat = getattr(self.fn, "chat", None)
+        if chat is None:
+            raise unsupported(
+                self.identity, "generate a chat reply", "the function has no 'chat' attribute"
+            )
+        raw = chat([dict(m) for m in messages], list(tools or []))
+        if not isinstance(raw, str):
+            raise ModelError(f"{self.identity}.chat must return a string")
+        raw = cut_at_stop(raw, stop)
+        parsed = parse_tool_calls(raw)
+        return Generation(
+            text=parsed.text,
+            tool_calls=parsed.tool_calls,
+            raw=raw,
+            parse_errors=parsed.parse_errors,
+            finish_reason="tool_calls" if parsed.tool_calls else "stop",
+        )
 
 
 def load_callable(target: str, **options: Any) -> CallableModel:

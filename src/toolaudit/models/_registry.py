@@ -1,6 +1,7 @@
 """Backends registered by name and imported lazily; a spec string picks one.
 
-Spec grammar: ``NAME`` or ``NAME:TARGET``, e.g. ``embedded``, ``hf:PATH_OR_ID``,
+Spec grammar: ``NAME`` or ``NAME:TARGET``, e.g. ``embedded``, ``embedded:qwen``,
+``embedded:gemma``, ``hf:PATH_OR_ID``,
 ``openai:MODEL@URL``, ``sklearn:FILE``, ``py:module:function``.
 """
 
@@ -54,18 +55,27 @@ def _resolve(ref: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def load_model(spec: str, *, cache: str | Path | None = None, **options: Any) -> LanguageModel:
+def load_model(
+    spec: str,
+    *,
+    cache: str | Path | None = None,
+    device: str | None = None,
+    **options: Any,
+) -> LanguageModel:
     """Build the model a spec string names; nothing heavy loads until first use.
 
     Args:
-        spec: ``embedded``, ``hf:PATH_OR_ID``, ``openai:MODEL@URL``, ``sklearn:FILE`` or
+        spec: ``embedded`` (Qwen), ``embedded:qwen``, ``embedded:gemma``,
+            ``hf:PATH_OR_ID``, ``openai:MODEL@URL``, ``sklearn:FILE`` or
             ``py:module:function``.
         cache: a SQLite file; when given, the model is wrapped in :class:`CachedModel`.
-        **options: keyword options of the backend (e.g. ``batch_size``, ``chat``,
+        device: where a local model runs (``cpu``, ``cuda``...; default a GPU when there
+            is one); backends without a local model (servers, sklearn, py) ignore it.
+        **options: keyword options of the backend (e.g. ``batch_size``, ``truncate``,
             ``concurrency``, ``api_key_env``); unknown options raise ``ConfigError``.
 
     Example:
-        >>> lm = load_model("embedded", batch_size=4)  # doctest: +SKIP
+        >>> lm = load_model("embedded:qwen", device="cpu", truncate="middle")  # doctest: +SKIP
     """
     parsed = parse_spec(spec)
     cls = _resolve(_CLASSES[parsed.backend])
@@ -73,6 +83,8 @@ def load_model(spec: str, *, cache: str | Path | None = None, **options: Any) ->
     allowed = sorted(
         n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY and n != "name"
     )
+    if device is not None and "device" in allowed:
+        options["device"] = device
     for key in options:
         if key not in allowed:
             raise ConfigError.invalid(f"{parsed.backend} option", allowed or "none", key)

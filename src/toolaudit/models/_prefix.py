@@ -1,0 +1,211 @@
+"""Continuation log-probabilities on token ids: the KV-cached scorer and the naive one.
+
+:class:`PrefixScorer` is the one KV-cache implementation in toolaudit. It keeps the
+key/value cache of recent contexts (least recently used first out), extends the longest
+stored context that is a token prefix of a new one, scores a batch of continuations on
+a copy of that cache (right-padded: a causal model never lets a real token see padding)
+and applies the output layer only at the positions whose next token is scored. Given
+several contexts at once it also runs their longest shared token prefix once.
+
+:func:`naive_logprobs` is the independent check: one full forward pass from the first
+token with full output logits, no cache.
+
+The caches are plain ``DynamicCache`` objects that keep every position of every layer,
+also for sliding-window layers (their attention mask still applies the window), so a
+stored context can be extended by any number of tokens.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """A context run through the model: its cache and the hidden state of its last token."""
+
+    cache: Any
+    last_hidden: Any
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class PrefixScorer:
+    """KV-cache reuse across requests (see the module docstring).
+
+    Args:
+        model: a loaded Hugging Face causal LM (body at ``model.base_model``).
+        max_states: contexts whose caches are kept (least recently used dropped first).
+        batch_size: continuations per forward pass on one context.
+        block: positions per output-layer block (bounds memory on large vocabularies).
+
+    ``tokens_run`` counts token positions the transformer body computed and
+    ``positions_scored`` the positions the output layer computed (for benchmarks).
+    """
+
+    def __init__(
+        self, model: Any, *, max_states: int = 8, batch_size: int = 8, block: int = 256
+    ) -> None:
+        self.model = model
+        self.max_states = max(1, int(max_states))
+        self.batch_size = max(1, int(batch_size))
+        self.block = max(1, int(block))
+        self._states: OrderedDict[tuple[int, ...], _State] = OrderedDict()
+        self.tokens_run = 0
+        self.positions_scored = 0
+
+    # -- model plumbing --------------------------------------------------------------
+    @property
+    def _device(self) -> Any:
+        return next(self.model.parameters()).device
+
+    def _logprobs_at(self, hidden: Any, targets: Any) -> Any:
+        """log P(target | hidden) for aligned rows; the output layer runs on these rows only."""
+        import torch
+
+        head = self.model.get_output_embeddings()
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        out = []
+        for i in range(0, hidden.shape[0], self.block):
+            logits = head(hidden[i : i + self.block]).float()
+            if cap:
+                logits = torch.tanh(logits / cap) * cap
+            lp = torch.log_softmax(logits, dim=-1)
+            out.append(lp.gather(-1, targets[i : i + self.block, None])[:, 0])
+        self.positions_scored += int(hidden.shape[0])
+        return torch.cat(out)
+
+    @staticmethod
+    def _fork(cache: Any) -> Any:
+        new = copy.copy(cache)
+        new.layers = [copy.copy(layer) for layer in cache.layers]
+        return new
+
+    def _run(self, state: _State | None, ids: Sequence[int]) -> tuple[_State, Any]:
+        """Extend ``state`` (or nothing) by ``ids``; the new state and the ids' hidden states."""
+        import torch
+        from transformers import DynamicCache
+
+        cache = DynamicCache() if state is None else self._fork(state.cache)
+        x = torch.tensor([list(ids)], device=self._device)
+        with torch.inference_mode():
+            h = self.model.base_model(input_ids=x, cache=cache, use_cache=True)
+        hidden = h.last_hidden_state[0]
+        self.tokens_run += len(ids)
+        return _State(cache, hidden[-1:]), hidden
+
+    # -- the store -------------------------------------------------------------------
+    def _longest_stored(self, ids: Sequence[int]) -> tuple[int, _State | None]:
+        best_len, best = 0, None
+        for key, state in self._states.items():
+            n = len(key)
+            if best_len < n <= len(ids) and tuple(ids[:n]) == key:
+                best_len, best = n, state
+        if best is not None:
+            self._states.move_to_end(tuple(ids[:best_len]))
+        return best_len, best
+
+    def _store(self, ids: Sequence[int], state: _State) -> None:
+        key = tuple(ids)
+        self._states[key] = state
+        self._states.move_to_end(key)
+        while len(self._states) > self.max_states:
+            self._states.popitem(last=False)
+
+    def context_state(self, ids: Sequence[int], *, share: int = 0) -> _State:
+        """The state after ``ids``, from the longest stored prefix; when ``share`` is longer
+        than that prefix (and shorter than ``ids``), ``ids[:share]`` is run and stored first
+        so later contexts with the same beginning reuse it."""
+        if not ids:
+            raise ValueError("a context needs at least one token")
+        have, state = self._longest_stored(ids)
+        if have == len(ids) and state is not None:
+            return state
+        if have < share < len(ids):
+            state, _ = self._run(state, ids[have:share])
+            self._store(ids[:share], state)
+            have = share
+        state, _ = self._run(state, ids[have:])
+        self._store(ids, state)
+        return state
+
+    def clear(self) -> None:
+        """Drop every stored context."""
+        self._states.clear()
+
+    # -- scoring ---------------------------------------------------------------------
+    def score(
+        self, ctx: Sequence[int], conts: Sequence[Sequence[int]], *, share: int = 0
+    ) -> list[list[float]]:
+        """Per-token log-probabilities of each continuation after the context ``ctx``."""
+        import torch
+
+        state = self.context_state(ctx, share=share)
+        out: list[list[float]] = [[] for _ in conts]
+        todo = [i for i, c in enumerate(conts) if c]
+        dev = self._device
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start : start + self.batch_size]
+            toks = [list(conts[i]) for i in chunk]
+            width = max(len(t) for t in toks)
+            rows = [state.last_hidden] * len(toks)
+            if width > 1:  # the last token of a continuation predicts nothing we score
+                x = torch.tensor([t[:-1] + [0] * (width - len(t)) for t in toks], device=dev)
+                cache = self._fork(state.cache)
+                cache.batch_repeat_interleave(len(toks))
+                with torch.inference_mode():
+                    h = self.model.base_model(
+                        input_ids=x, cache=cache, use_cache=True
+                    ).last_hidden_state
+                self.tokens_run += int(x.numel())
+                rows = [
+                    torch.cat([state.last_hidden, h[b, : len(t) - 1]]) for b, t in enumerate(toks)
+                ]
+            targets = torch.tensor([v for t in toks for v in t], device=dev)
+            with torch.inference_mode():
+                lp = self._logprobs_at(torch.cat(rows), targets).double().cpu().tolist()
+            pos = 0
+            for i, t in zip(chunk, toks, strict=True):
+                out[i] = lp[pos : pos + len(t)]
+                pos += len(t)
+        return out
+
+
+def naive_logprobs(model: Any, ctx: Sequence[int], cont: Sequence[int]) -> list[float]:
+    """The independent path: one full forward pass of ``ctx + cont`` with full logits."""
+    import torch
+
+    if not cont:
+        return []
+    ids = list(ctx) + list(cont)
+    dev = next(model.parameters()).device
+    with torch.inference_mode():
+        logits = model(input_ids=torch.tensor([ids], device=dev)).logits[0].float()
+        lp = torch.log_softmax(logits[len(ctx) - 1 : len(ids) - 1], dim=-1)
+        tgt = torch.tensor(list(cont), device=dev)
+        return lp.gather(-1, tgt[:, None])[:, 0].double().cpu().tolist()
+
+
+def shared_prefixes(contexts: Sequence[Sequence[int]]) -> list[int]:
+    """For each context, the longest token prefix it shares with any other one (0 if none);
+    contexts are compared in sorted order, where sharing ones are neighbours."""
+    order = sorted(range(len(contexts)), key=lambda i: list(contexts[i]))
+    share = [0] * len(contexts)
+    for a, b in zip(order, order[1:], strict=False):
+        n = _common_prefix(contexts[a], contexts[b])
+        share[a] = max(share[a], n)
+        share[b] = max(share[b], n)
+    return share
