@@ -65,7 +65,9 @@ def test_resume_with_other_options_names_the_option(tmp_path):
     (out / "run_config.json").write_text(json.dumps(first.result_options()))
     check_resume(out, first.result_options())  # same options: fine
     # more tasks is not a different configuration
-    check_resume(out, FaultsConfig(data_root="/data", arms=("clean", "failed"), tasks=9).result_options())
+    check_resume(
+        out, FaultsConfig(data_root="/data", arms=("clean", "failed"), tasks=9).result_options()
+    )
     for other, flag in [
         (FaultsConfig(data_root="/other", arms=("clean", "failed")), "--data-root"),
         (FaultsConfig(data_root="/data", arms=("clean",)), "--arms"),

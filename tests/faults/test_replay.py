@@ -8,7 +8,7 @@ import pytest
 
 from toolaudit.errors import ConfigError
 from toolaudit.faults import NoSite, first_call_site, make_arms, mini_domain, replay
-from toolaudit.faults._prompt import call_segments, event_segments, system_segment
+from toolaudit.faults._chat import event_messages
 from toolaudit.faults._replay import ARMS, ORDER_NOT_FOUND, Site, ToolStep, Trajectory
 from toolaudit.traces import load_domain
 
@@ -22,16 +22,23 @@ def _steps(*names):
 
 
 def _arm_texts(traj, site, payloads):
-    """Each arm's whole serialized trajectory, split at the site's return."""
+    """Each arm's whole conversation as JSON, split at the site's return."""
     out = {}
     for arm, p in payloads.items():
-        before = "".join(system_segment("P", ["get_order_details"]) for _ in [0])
-        for ev in traj.events[: site.event]:
-            before += "".join(event_segments(ev))
-        before += "".join(call_segments(traj.events[site.event]))
-        after = "".join("".join(event_segments(ev)) for ev in traj.events[site.event + 1 :])
-        whole = before + p.content + after
-        out[arm] = (before, p.content, after, whole)
+        before = [
+            m for i, ev in enumerate(traj.events[: site.event]) for m in event_messages(ev, i)
+        ]
+        site_msgs = event_messages(traj.events[site.event], site.event, content=p.content)
+        after = [
+            m
+            for i, ev in enumerate(traj.events[site.event + 1 :], start=site.event + 1)
+            for m in event_messages(ev, i)
+        ]
+        out[arm] = (
+            json.dumps([*before, site_msgs[0]]),
+            site_msgs[1]["content"],
+            json.dumps(after),
+        )
     return out
 
 

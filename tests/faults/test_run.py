@@ -1,5 +1,5 @@
-"""End to end on the shipped mini domain with the embedded model: faults.json keys,
-resumption, skipped tasks, the CLI's bad-input path, and the report section."""
+"""End to end on the shipped mini domain with the embedded Qwen: faults.json keys,
+the action distribution, resumption, analysis without the model, and the report."""
 
 from __future__ import annotations
 
@@ -23,19 +23,22 @@ ROW_KEYS = {
     "p_reread",
     "p_write",
     "p_reply",
-}  # noqa: E501
+    "pi",
+    "p_unrecognised",
+}
 
 
 @pytest.fixture(scope="module")
-def mini_run(embedded_lm, tmp_path_factory):
+def mini_run(qwen_lm, tmp_path_factory):
     out = tmp_path_factory.mktemp("faults")
     config = FaultsConfig(domain="mini", arms=("clean", "failed"), k_max=1, tasks=1)
-    first = run_faults(out, config=config, model=embedded_lm)
+    first = run_faults(out, config=config, model=qwen_lm)
     line1 = (out / "rows.jsonl").read_text().splitlines()[0]
-    second = run_faults(out, config=config, model=embedded_lm)
+    second = run_faults(out, config=config, model=qwen_lm)
     return out, first, second, line1
 
 
+@pytest.mark.slow
 def test_run_writes_rows_with_stable_keys(mini_run):
     out, first, _, _ = mini_run
     doc = json.loads((out / "faults.json").read_text())
@@ -52,6 +55,9 @@ def test_run_writes_rows_with_stable_keys(mini_run):
     for r in rows:
         assert abs(r["g"] - (r["s1"] - r["s0"])) < 1e-12
         assert abs(r["p_reply"] + r["p_call"] - 1) < 1e-9
+        assert len(r["pi"]) == 17 and abs(sum(r["pi"].values()) - 1) < 1e-9
+        assert 0.0 <= r["p_unrecognised"] <= 1.0
+        assert r["leading_action"] == max(r["pi"], key=r["pi"].get)
     by = {(r["arm"], r["k"]): r for r in rows}
     # k >= 1: the scored return is the same bytes in both arms, so S0 is identical
     assert by[("clean", 1)]["s0"] == by[("failed", 1)]["s0"]
@@ -63,6 +69,7 @@ def test_run_writes_rows_with_stable_keys(mini_run):
     assert doc["counts"]["qualifying_tasks"] == 4 and doc["counts"]["site_dropouts"] == {}
 
 
+@pytest.mark.slow
 def test_rerun_resumes_without_rescoring(mini_run):
     out, first, second, line1 = mini_run
     lines = (out / "rows.jsonl").read_text().splitlines()
@@ -70,16 +77,16 @@ def test_rerun_resumes_without_rescoring(mini_run):
     assert second["rows"] == first["rows"]
 
 
-def test_rerun_with_other_options_is_refused(mini_run, embedded_lm):
+@pytest.mark.slow
+def test_rerun_with_other_options_is_refused(mini_run, qwen_lm):
     out = mini_run[0]
     from toolaudit.errors import ConfigError
 
     with pytest.raises(ConfigError, match="out"):
-        run_faults(
-            out, config=FaultsConfig(domain="mini", arms=("clean",), k_max=0), model=embedded_lm
-        )
+        run_faults(out, config=FaultsConfig(domain="mini", arms=("clean",), k_max=0), model=qwen_lm)
 
 
+@pytest.mark.slow
 def test_report_section_has_table_and_two_figures(mini_run):
     sec = report_section(mini_run[1])
     kinds = [type(b).__name__ for b in sec.blocks]
@@ -95,6 +102,7 @@ def test_cli_help_has_example(capsys):
     assert "Example:" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
     from toolaudit.faults import analyze
 
@@ -107,15 +115,16 @@ def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
 
 
 @pytest.mark.slow
-def test_demo_sections_on_mini_domain_writes_results(tmp_path):
+def test_demo_sections_on_retail_writes_results(tmp_path, shared_data):
     from toolaudit.faults import demo_sections
 
     seen = []
     sections = demo_sections(
-        tmp_path, data_root=None, seed=0, progress=lambda d, t, label: seen.append(d)
+        tmp_path, data_root=shared_data, seed=0, progress=lambda d, t, label: seen.append(d)
     )
     doc = json.loads((tmp_path / "faults.json").read_text())
     assert doc["counts"]["tasks_scored"] == 2 and len(sections) == 1
+    assert doc["meta"]["config"]["model"] == "embedded:qwen"
     assert {r["arm"] for r in doc["rows"]} == {
         "clean",
         "failed",

@@ -69,9 +69,7 @@ def test_status_constraint_separates_policy_from_unconstrained():
     none = stated_status("", rec)
     gated = [("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})]
     assert status_constraint(none, rec, gated) == "policy"
-    assert status_constraint(none, rec, [("cancel_pending_order", {"order_id": "#W2"})]) == (
-        "none"
-    )
+    assert status_constraint(none, rec, [("cancel_pending_order", {"order_id": "#W2"})]) == ("none")
     stated = stated_status("My order #W1 is still pending.", rec)
     assert status_constraint(stated, rec, gated) == "stated"
 

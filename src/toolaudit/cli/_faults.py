@@ -35,8 +35,12 @@ def register(sub: Any) -> None:
     pick.add_argument("--tasks", type=int, default=None, help="score the first N tasks with a site")
     pick.add_argument("--task-ids", nargs="+", default=None, help="score exactly these task ids")
     run.add_argument(
-        "--model", default=None, help="model spec (default: the embedded model)"
+        "--model",
+        default="embedded:qwen",
+        help="model spec (default embedded:qwen; also embedded:gemma, hf:PATH, "
+        "openai:MODEL@URL, ...): it must render chats and score log-likelihoods",
     )
+    run.add_argument("--device", default="cpu", help="device for local models (cpu, cuda)")
     run.add_argument(
         "--arms",
         nargs="+",
@@ -92,6 +96,7 @@ def _run(args: argparse.Namespace) -> int:
         tasks=args.tasks,
         task_ids=tuple(args.task_ids) if args.task_ids else None,
         model=args.model,
+        device=args.device,
         policy=args.policy,
         seed=args.seed,
     )

@@ -23,8 +23,23 @@ def report_section(
         sec.text(Fallback.model_validate(fb).sentence())
     for raw in payload.get("findings") or []:
         sec.text(sentence(Finding.model_validate(raw)))
-    header, rows = table_rows(payload["summary"])
+    from toolaudit.faults._seed import (
+        SEED_MODEL,
+        along_comparison,
+        group_comparison,
+        site_comparison,
+    )
+
+    summary = payload["summary"]
+    header, rows = table_rows(summary)
     sec.table("Table I: paired movement against the clean arm, per arm and step k.", header, rows)
+    model = payload["meta"]["config"].get("model")
+    for caption, (h, r) in (
+        ("Table I at the site", site_comparison(summary)),
+        ("Table I along the trajectory", along_comparison(summary)),
+        ("Where G moves inside the inconsistent family", group_comparison(summary)),
+    ):
+        sec.table(f"{caption}: this run ({model}) | the seed ({SEED_MODEL}).", h, r)
     if payload["rows"]:
         for caption, fig in figures(payload["rows"], payload["summary"]):
             sec.figure(caption, fig)

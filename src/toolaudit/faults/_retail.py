@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.faults._schemas import TOOL_SCHEMAS
@@ -93,7 +93,7 @@ class RetailEnvironment:
         ('Error: Order not found', True)
     """
 
-    def __init__(self, db: dict[str, Any]) -> None:
+    def __init__(self, db: Mapping[str, Any]) -> None:
         self.db: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in db.items()}
         self._owned: set[tuple[str, str]] = set()
         self._tools: dict[str, Callable[..., str]] = {

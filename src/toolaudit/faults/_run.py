@@ -43,7 +43,8 @@ class FaultsConfig:
     k_max: int = 3
     tasks: int | None = None
     task_ids: tuple[str, ...] | None = None
-    model: str | None = None
+    model: str = "embedded:qwen"
+    device: str = "cpu"
     policy: str = "full"
     seed: int = 0
 
@@ -57,7 +58,8 @@ class FaultsConfig:
             "k_max": self.k_max,
             "tasks": self.tasks,
             "task_ids": list(self.task_ids) if self.task_ids else None,
-            "model": self.model or "embedded",
+            "model": self.model,
+            "device": self.device,
             "policy": self.policy,
             "seed": self.seed,
         }
@@ -87,6 +89,9 @@ def check_config(config: FaultsConfig) -> None:
         raise ConfigError.invalid("domain", ("retail", "mini"), config.domain)
     if config.seed < 0:
         raise ConfigError.invalid("seed", "an integer >= 0", config.seed)
+    from toolaudit.models import parse_spec
+
+    parse_spec(config.model)  # a malformed spec is refused before anything is written
 
 
 def compact_policy(policy: str, *, max_chars: int = 2600) -> str:
@@ -209,8 +214,8 @@ def read_done(path: Path) -> dict[str, dict[str, Any]]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise TraceFormatError(path, line, None, "not valid UTF-8") from None
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise TraceFormatError(path, bad_line, None, "not valid UTF-8") from None
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -245,8 +250,9 @@ def run_faults(
 ) -> dict[str, Any]:
     """Run the audit and write ``out_dir/faults.json``; returns its payload.
 
-    ``model`` is an optional preloaded model; otherwise ``config.model`` is loaded when
-    the first task is scored (a fully resumed run loads none).
+    ``model`` is an optional preloaded ``LanguageModel``; otherwise ``config.model`` is
+    loaded when the first task is scored (a fully resumed run loads none). A preloaded
+    model must be the one ``config.model`` names: its spec is what the folder records.
     """
     from toolaudit.faults._scoring import Reader
     from toolaudit.report import write_results
@@ -277,7 +283,7 @@ def run_faults(
         if cand.task_id in done:
             continue
         if reader is None:
-            reader = Reader.load(model, config.model, policy=policy)
+            reader = Reader.load(model, config.model, policy=policy, device=config.device)
         record = score_task(cand, config, reader, db=domain.db)
         with rows_path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
@@ -295,11 +301,9 @@ def run_faults(
     return payload
 
 
-def score_task(
-    cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any
-) -> dict[str, Any]:
+def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -> dict[str, Any]:
     """Every arm's rows for one qualifying task."""
-    from toolaudit.faults._readings import owned_payment_ids
+    from toolaudit.faults._rows import owned_payment_ids
 
     traj, site = cand.trajectory, cand.site
     assert traj is not None and isinstance(site, Site)

@@ -101,6 +101,9 @@ def summarize(rows: Sequence[dict[str, Any]], *, arms: Sequence[str], k_max: int
             "n_g_negative": sum(r["g"] < 0 for r in clean0),
             "entropy": _q([r["entropy"] for r in clean0]),
             "n_entropy_below_headroom": sum(r["entropy"] < HEADROOM for r in clean0),
+            "p_unrecognised": _q([r["p_unrecognised"] for r in clean0 if "p_unrecognised" in r]),
+            "n_p_reread_above_099": sum(r["p_reread"] > 0.99 for r in clean0),
+            "n_p_reread_below_001": sum(r["p_reread"] < 0.01 for r in clean0),
             "agreement_by_k": {
                 str(k): _rate([r for r in rows if r["arm"] == "clean" and r["k"] == k])
                 for k in range(k_max + 1)

@@ -137,8 +137,11 @@ def episode_census(
         if not traj.step_indices():
             out.append(Candidate(traj.task_id, reason="no_actions", detail="no tool calls"))
             continue
-        same = domain is not None and ep.source.get("format") == "tau2"
-        same = same and ep.source.get("domain") == domain.name
+        same = (
+            domain is not None
+            and ep.source.get("format") == "tau2"
+            and ep.source.get("domain") == domain.name
+        )
         out.append(judge(traj.task_id, traj, intents.get(ep.task_id) if same else None, selector))
     return out
 
