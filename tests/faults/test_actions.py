@@ -53,3 +53,25 @@ def test_render_split_cuts_at_the_return(qwen_lm, decision):
     split = render_split(qwen_lm, [*head, call, {**ret, "content": SLOT}], tool_specs())
     whole = qwen_lm.render([*head, call, ret], tool_specs(), add_generation_prompt=False)
     assert whole == split.context + ret["content"] + split.after
+
+
+def test_distribution_from_scores_known_answer():
+    from toolaudit.faults._actions import distribution_from_scores, requests_for
+
+    tools = ["a", "b"]
+    reqs = requests_for("CTX", tools)
+    assert [c for _, c in reqs[:3]] == list(OPENERS)
+    assert reqs[3] == ("CTX", '{"name": "a"') and all(ctx == "CTX" for ctx, _ in reqs)
+    ln = math.log
+    # P('{"') = 0.6 split a 0.5 / b 0.25 (0.25 names no known tool); fence 0.1 all to b;
+    # <tool_call> negligible; the reply takes 0.3
+    opener = [[ln(0.6)], [ln(0.1)], [ln(1e-9)]]
+    names = [[ln(0.6), ln(0.5)], [ln(0.6), ln(0.25)], [ln(0.1), ln(0.0 + 1e-300)], [ln(0.1)]]
+    names += [[ln(1e-9)], [ln(1e-9)]]
+    pi = distribution_from_scores(opener + names, tools)
+    z = 0.3 + 0.25 + 0.3  # calls a (0.6 * 0.5), b (0.6 * 0.25 + 0.1) and the reply
+    assert math.isclose(pi.probs["a"], 0.3 / z, rel_tol=1e-6)
+    assert math.isclose(pi.probs["b"], 0.25 / z, rel_tol=1e-6)
+    assert math.isclose(pi.probs["reply"], 0.3 / z, rel_tol=1e-6)
+    assert math.isclose(pi.p_unrecognised, 0.6 * 0.25, rel_tol=1e-6)
+    assert math.isclose(sum(pi.probs.values()), 1.0) and pi.leading == "a"
