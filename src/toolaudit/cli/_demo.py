@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Runs every audit on embedded defaults: the controlled tcr-shortcut benchmark "
             "(leakage, redaction with the controlled frozen model), the researchops probe "
-            "study, and fault readings with the embedded Gemma 3 270M model. Parts that need "
+            "study, and fault readings with the embedded Qwen instruct model. Parts that need "
             "the public tau2-bench / tau-bench files read them from --data-root and are "
             "skipped, with a line in the report, when absent. Writes each audit's JSON, "
             "report.md and a self-contained report.html into --out."
