@@ -7,44 +7,75 @@ import json
 import pytest
 
 from toolaudit.errors import ConfigError
-from toolaudit.faults import first_call_site, load_retail_domain, make_arms, mini_domain, replay
-from toolaudit.faults._prompt import call_segments, event_segments, system_segment
-from toolaudit.faults._replay import ARMS, ORDER_NOT_FOUND, Site, ToolStep
+from toolaudit.faults import NoSite, first_call_site, make_arms, mini_domain, replay
+from toolaudit.faults._chat import event_messages
+from toolaudit.faults._replay import ARMS, ORDER_NOT_FOUND, Site, ToolStep, Trajectory
+from toolaudit.traces import load_domain
+
+
+def _retail(shared_data):
+    return load_domain(shared_data / "tau2" / "domains" / "retail")
+
+
+def _steps(*names):
+    return Trajectory("t", tuple(ToolStep(n, {}, "{}") for n in names))
 
 
 def _arm_texts(traj, site, payloads):
-    """Each arm's whole serialized trajectory, split at the site's return."""
+    """Each arm's whole conversation as JSON, split at the site's return."""
     out = {}
     for arm, p in payloads.items():
-        before = "".join(system_segment("P", ["get_order_details"]) for _ in [0])
-        for ev in traj.events[: site.event]:
-            before += "".join(event_segments(ev))
-        before += "".join(call_segments(traj.events[site.event]))
-        after = "".join("".join(event_segments(ev)) for ev in traj.events[site.event + 1 :])
-        whole = before + p.content + after
-        out[arm] = (before, p.content, after, whole)
+        before = [
+            m for i, ev in enumerate(traj.events[: site.event]) for m in event_messages(ev, i)
+        ]
+        site_msgs = event_messages(traj.events[site.event], site.event, content=p.content)
+        after = [
+            m
+            for i, ev in enumerate(traj.events[site.event + 1 :], start=site.event + 1)
+            for m in event_messages(ev, i)
+        ]
+        out[arm] = (
+            json.dumps([*before, site_msgs[0]]),
+            site_msgs[1]["content"],
+            json.dumps(after),
+        )
     return out
 
 
-def test_site_selector_picks_first_order_lookup_at_position_two():
+def test_site_selector_counts_positions_from_one():
+    sel = first_call_site()
+    # the second call is position two: it qualifies (the seed's N_m control tasks)
+    assert sel(_steps("find_user_id_by_email", "get_order_details", "x")) == Site(2, 1)
+    # the first call is position one: too early; the next get_order_details is the site
+    assert sel(_steps("get_order_details", "get_user_details", "get_order_details", "x")) == (
+        Site(3, 2)
+    )
+    assert sel(_steps("get_order_details", "x")) == NoSite(
+        "no_site", "no get_order_details call at position 2 or later"
+    )
+    assert sel(_steps("a", "get_order_details")).reason == "no_later_call"
+
+
+def test_site_selector_on_mini_domain():
     d = mini_domain()
     sel = first_call_site()
-    sites = {t.task_id: sel(replay(t, d)) for t in d.tasks}
-    assert sites["mini_cancel"] == Site(position=2, event=3)
-    # mini_address calls get_order_details at positions 1 and 2: the second one is the site
-    assert sites["mini_address"] == Site(position=2, event=3)
+    sites = {t.id: sel(replay(t, d.db)) for t in d.tasks}
+    assert sites["mini_cancel"] == Site(position=3, event=3)
+    # mini_address calls get_order_details at positions 2 and 3: the first is the site
+    assert sites["mini_address"] == Site(position=2, event=2)
 
 
 def test_site_selector_reports_reason_when_absent(shared_data):
-    d = load_retail_domain(shared_data)
+    d = _retail(shared_data)
     sel = first_call_site()
-    reasons = [sel(replay(t, d)) for t in d.tasks[:40] if t.actions and len(t.actions) < 3]
-    assert all(isinstance(r, str) and "get_order_details" in r for r in reasons)
+    short = [t for t in d.tasks[:40] if t.reference_actions and len(t.reference_actions) < 2]
+    reasons = [sel(replay(t, d.db)) for t in short]
+    assert reasons and all(isinstance(r, NoSite) for r in reasons)
 
 
 def test_arms_share_byte_identical_prefix_and_later_returns():
     d = mini_domain()
-    traj = replay(d.tasks[1], d)
+    traj = replay(d.tasks[1], d.db)
     site = first_call_site()(traj)
     step = traj.events[site.event]
     payloads, skipped = make_arms(
@@ -62,7 +93,7 @@ def test_arms_share_byte_identical_prefix_and_later_returns():
 
 def test_falsified_arms_change_one_field_within_the_schema():
     d = mini_domain()
-    traj = replay(d.tasks[1], d)
+    traj = replay(d.tasks[1], d.db)
     step = traj.events[first_call_site()(traj).event]
     assert isinstance(step, ToolStep)
     payloads, _ = make_arms(
@@ -90,27 +121,32 @@ def test_make_arms_rejects_unknown_arm():
 
 
 def test_replay_runs_reference_writes_against_a_copy(shared_data):
-    d = load_retail_domain(shared_data)
-    traj = replay(d.tasks[0], d)
+    d = _retail(shared_data)
+    traj = replay(d.tasks[0], d.db)
     last = traj.events[-1]
     assert isinstance(last, ToolStep) and last.name == "exchange_delivered_order_items"
     assert json.loads(last.content)["status"] == "exchange requested"
     assert d.db["orders"]["#W2378156"]["status"] == "delivered"
 
 
-def test_recorded_trajectories_load_with_sites(shared_data):
-    from toolaudit.faults import load_recorded
+def test_recorded_trajectories_load_through_traces_with_sites(shared_data):
+    from toolaudit.faults import episode_census
 
-    sel = first_call_site()
-    tau2 = load_recorded(
-        shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    sims = shared_data / "tau2" / "simulations"
+    from toolaudit.traces import load_episodes
+
+    tau2 = episode_census(
+        load_episodes(sims / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"), domain=None
     )
-    bench = load_recorded(
-        shared_data / "tau-bench" / "retail__tool-calling__openai-model-masked__100x1.json"
+    bench = episode_census(
+        load_episodes(
+            shared_data / "tau-bench" / "retail__tool-calling__openai-model-masked__100x1.json"
+        ),
+        domain=None,
     )
     assert len(tau2) == 40 and len(bench) == 100
-    assert sum(not isinstance(sel(t), str) for t in tau2) == 37
-    assert sum(not isinstance(sel(t), str) for t in bench) == 93
-    step = tau2[0].events[tau2[0].step_indices()[0]]
+    assert sum(c.qualifies for c in tau2) == 37
+    assert sum(c.qualifies for c in bench) == 94
+    first = next(c for c in tau2 if c.qualifies)
+    step = first.trajectory.events[first.trajectory.step_indices()[0]]
     assert isinstance(step, ToolStep) and step.name == "find_user_id_by_email"
-    assert step.content == "isabella_lopez_6490"

@@ -6,13 +6,15 @@ import json
 
 import pytest
 
-from toolaudit.faults import RetailEnvironment, load_retail_domain
+from toolaudit.faults import RetailEnvironment
+from toolaudit.faults._replay import user_message
 from toolaudit.faults._retail import TOOL_SCHEMAS, WRITE_TOOLS
+from toolaudit.traces import load_domain
 
 
 @pytest.fixture(scope="module")
 def domain(shared_data):
-    return load_retail_domain(shared_data)
+    return load_domain(shared_data / "tau2" / "domains" / "retail")
 
 
 def _recorded_results(shared_data):
@@ -36,8 +38,8 @@ def _recorded_results(shared_data):
 
 def test_domain_loads_114_tasks_with_reference_actions(domain):
     assert len(domain.tasks) == 114
-    assert domain.tasks[0].actions[1].name == "get_order_details"
-    assert domain.tasks[0].user_message.startswith("I am Yusuf Rossi in zip code 19122.")
+    assert domain.tasks[0].reference_actions[1].name == "get_order_details"
+    assert user_message(domain.tasks[0]).startswith("I am Yusuf Rossi in zip code 19122.")
 
 
 def test_read_tools_reproduce_recorded_returns_byte_for_byte(domain, shared_data):
@@ -92,6 +94,16 @@ def test_write_tools_change_a_copy_only(domain):
         json.loads(env.call("get_order_details", {"order_id": pending})[0])["status"] == "cancelled"
     )
     assert domain.db["orders"][pending]["status"] == "pending"
+
+
+def test_environment_copies_only_the_records_it_writes(domain):
+    env = RetailEnvironment(domain.db)
+    pending = next(o for o, r in domain.db["orders"].items() if r["status"] == "pending")
+    other = next(o for o in domain.db["orders"] if o != pending)
+    env.call("cancel_pending_order", {"order_id": pending, "reason": "ordered by mistake"})
+    # the written order is the environment's own copy; an untouched one is shared
+    assert env.db["orders"][pending] is not domain.db["orders"][pending]
+    assert env.db["orders"][other] is domain.db["orders"][other]
 
 
 def test_schemas_cover_sixteen_tools_seven_writes():

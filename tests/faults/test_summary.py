@@ -19,11 +19,14 @@ def _row(
     ref="get_order_details",
     v=0.5,
     pay=None,
+    policy=None,
+    s0_first=None,
 ):
     return {
         "task": task, "arm": arm, "k": k, "s0": s0, "s1": s1, "g": s1 - s0, "entropy": h,
         "leading_action": lead, "reference_action": ref, "agrees_reference": lead == ref,
         "p_reread": v, "p_write": 0.0, "p_reply": 0.1, "payment_in_prefix": pay,
+        "policy_mediated": policy, "s0_first": s0 if s0_first is None else s0_first,
     }  # fmt: skip
 
 
@@ -71,9 +74,32 @@ def test_payment_rows_grouped_by_true_value_in_prefix():
         _row("b", "falsified_payment", 0, s0=1.0, s1=0.4, pay=False),
     ]
     s = summarize(rows, arms=["clean", "falsified_payment"], k_max=0)
-    assert s["falsified_payment_by_prefix"] == {
-        "in_prefix": {"n": 1, "n_dg_pos": 1},
-        "not_in_prefix": {"n": 1, "n_dg_pos": 0},
-    }
+    by = s["falsified_payment_by_prefix"]
+    assert (by["in_prefix"]["n"], by["in_prefix"]["n_dg_pos"]) == (1, 1)
+    assert (by["not_in_prefix"]["n"], by["not_in_prefix"]["n_dg_pos"]) == (1, 0)
     header, table = table_rows(s)
     assert header[0] == "arm" and table[0][:3] == ["falsified_payment", 0, 2]
+
+
+def test_status_rows_grouped_by_policy_mediation():
+    rows = []
+    for i, policy in enumerate([True, True, False]):
+        rows.append(_row(str(i), "clean", 0, s0=1.0, s1=0.5))
+        rows.append(_row(str(i), "falsified_status", 0, s0=1.0, s1=0.6, policy=policy))
+    s = summarize(rows, arms=["clean", "falsified_status"], k_max=0)
+    by = s["falsified_status_by_policy"]
+    assert by["policy_mediated"]["n"] == 2 and by["policy_mediated"]["n_dg_pos"] == 2
+    assert by["not_policy_mediated"]["n"] == 1
+
+
+def test_s0_separation_per_token_and_first_token():
+    rows = []
+    for i in range(3):
+        rows.append(_row(str(i), "clean", 0, s0=1.0, s1=0.5, s0_first=2.0))
+        rows.append(_row(str(i), "failed", 0, s0=4.0 + i, s1=4.0, s0_first=9.0))
+        # a falsified row whose per-token S0 enters the failed range but whose first token
+        # does not: per-token overlaps, first-token separates
+        rows.append(_row(str(i), "falsified_status", 0, s0=5.0 if i == 0 else 1.0, s1=0.5))
+    sep = summarize(rows, arms=["clean", "failed", "falsified_status"], k_max=0)["s0_separation"]
+    assert sep["per_token"]["failed_min"] == 3.0 and sep["per_token"]["n_others_inside"] == 1
+    assert sep["first_token"]["n_others_inside"] == 0 and sep["first_token"]["n_failed_pos"] == 3

@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Runs every registered audit on embedded defaults: the public trace summary, "
             "the controlled tcr-shortcut benchmark (leakage, redaction with the controlled "
             "frozen model), the researchops probe study and its paired comparison on tau2 "
-            "retail, and fault readings with the embedded model. Parts that need the public "
+            "retail, and fault readings with the embedded Qwen instruct model. Parts that need the public "
             "tau2-bench / tau-bench files read them from --data-root; without them a part "
             "is skipped or uses stand-in data, and says so (a fallback in its results' "
             "meta.fallbacks, a warning, a note in the report and a row in the overview). "

@@ -24,14 +24,24 @@ def register(sub: Any) -> None:
         "run",
         help="replay tasks, inject each arm at the site, write DIR/faults.json",
         example="toolaudit faults run --out faults-out --tasks 3 --k-max 1 --json",
+        description="Replay the tau2 retail tasks' reference actions (or read recorded "
+        "trajectories with --source FILE), inject each arm at the first get_order_details "
+        "call at position two or later, and read the model's log-probabilities there and "
+        "at the next calls. Writes DIR/faults.json, DIR/report.md and DIR/report.html; "
+        "DIR/rows.jsonl grows one line per task, so an interrupted run resumes (with the "
+        "same options only).",
     )
     run.add_argument("--out", type=output_dir, required=True, help="output folder (resumable)")
     pick = run.add_mutually_exclusive_group()
     pick.add_argument("--tasks", type=int, default=None, help="score the first N tasks with a site")
     pick.add_argument("--task-ids", nargs="+", default=None, help="score exactly these task ids")
     run.add_argument(
-        "--model", default=None, help="HF model id or local path (default: embedded Gemma 3 270M)"
+        "--model",
+        default="embedded:qwen",
+        help="model spec (default embedded:qwen; also embedded:gemma, hf:PATH, "
+        "openai:MODEL@URL, ...): it must render chats and score log-likelihoods",
     )
+    run.add_argument("--device", default="cpu", help="device for local models (cpu, cuda)")
     run.add_argument(
         "--arms",
         nargs="+",
@@ -42,8 +52,15 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--source",
         default="replay",
-        help="'replay' (tau2 retail reference actions; the shipped mini domain when no "
-        "data) or a tau2 results / tau-bench file to read recorded trajectories from",
+        help="'replay' (the domain's reference actions) or a results file read through "
+        "toolaudit.traces (tau2-bench results, tau-bench list, Episode JSONL)",
+    )
+    run.add_argument(
+        "--domain",
+        choices=("retail", "mini"),
+        default="retail",
+        help="retail: tau2/domains/retail under --data-root (required); mini: the shipped "
+        "4-task order desk, recorded as a fallback in faults.json",
     )
     run.add_argument(
         "--policy", choices=("full", "compact"), default="full", help="policy text in the prompt"
@@ -67,19 +84,25 @@ def _run(args: argparse.Namespace) -> int:
     from toolaudit.faults import ARMS, FaultsConfig, report_section, run_faults
     from toolaudit.report import write_report
 
+    root = args.data_root or default_data_root()
+    source = args.source
+    if source != "replay":
+        source = str(Path(source).resolve())
     config = FaultsConfig(
-        source=args.source,
+        source=source,
+        domain=args.domain,
+        data_root=str(Path(root).resolve()) if root is not None else None,
         arms=tuple(args.arms) if args.arms else ARMS,
         k_max=args.k_max,
         tasks=args.tasks,
         task_ids=tuple(args.task_ids) if args.task_ids else None,
         model=args.model,
+        device=args.device,
         policy=args.policy,
         seed=args.seed,
     )
-    root = args.data_root or default_data_root()
     with progress("faults") as cb:
-        payload = run_faults(args.out, config=config, data_root=root, progress=cb)
+        payload = run_faults(args.out, config=config, progress=cb)
     write_report(args.out, "toolaudit faults", [report_section(payload)])
     if args.json:
         print_json({"counts": payload["counts"], "summary": payload["summary"]})

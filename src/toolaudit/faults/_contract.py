@@ -10,9 +10,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
-from toolaudit.faults._domain import mini_domain
-from toolaudit.faults._run import FaultsConfig, run_faults
-from toolaudit.report import Fallback, Section, record_fallback
+from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
+from toolaudit.report import Section
 
 Num = int | float | None
 
@@ -21,10 +20,9 @@ _DEMO_ARMS = ("clean", "failed", "falsified_status", "falsified_payment")
 
 @dataclass(frozen=True, slots=True)
 class FaultsAuditConfig:
-    """The run's options (``FaultsConfig``) and where the tau2 retail domain is."""
+    """The run's options (``FaultsConfig``, which also names the domain and data root)."""
 
     run: FaultsConfig = field(default_factory=FaultsConfig)
-    data_root: Path | None = None
 
 
 class FaultRow(BaseModel):
@@ -58,7 +56,7 @@ class FaultsResult(AuditResult):
 
 
 def _has_retail(data_root: Path | None) -> bool:
-    return data_root is not None and (data_root / "tau2" / "domains" / "retail").is_dir()
+    return data_root is not None and Path(data_root).joinpath(*RETAIL_DIR).is_dir()
 
 
 class FaultsAudit:
@@ -70,44 +68,26 @@ class FaultsAudit:
 
     def demo_config(self, *, seed: int, data_root: Path | None) -> FaultsAuditConfig:
         """Two retail tasks (compact policy; four arms; k = 0..1), or the shipped mini
-        domain when no tau2 data is present."""
+        domain (a fallback the run records) when no tau2 data is present."""
+        has_retail = _has_retail(data_root)
         run = FaultsConfig(
+            domain="retail" if has_retail else "mini",
+            data_root=str(data_root) if has_retail else None,
             arms=_DEMO_ARMS,
             tasks=2,
             k_max=1,
-            policy="compact" if _has_retail(data_root) else "full",
+            policy="compact" if has_retail else "full",
             seed=seed,
         )
-        return FaultsAuditConfig(run=run, data_root=data_root)
+        return FaultsAuditConfig(run=run)
 
     def run(
         self, config: FaultsAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
     ) -> FaultsResult:
         """Run (or resume) into ``out_dir/faults_run``; the stand-in mini domain is a
-        recorded fallback."""
-        payload = run_faults(
-            Path(out_dir) / "faults_run",
-            config=config.run,
-            data_root=config.data_root,
-            progress=progress,
-        )
-        extra: list[Fallback] = []
-        if config.run.source == "replay" and not _has_retail(config.data_root):
-            n_tasks = len(mini_domain().tasks)
-            fb = Fallback(
-                kind="stand_in_data",
-                what="faults.domain",
-                detail=f"no tau2 retail domain under the data root ({config.data_root}); "
-                f"the shipped {n_tasks}-task mini domain was used instead (count: tasks "
-                "scored on it)",
-                count=int(payload["counts"]["tasks_scored"]),
-            )
-            recorded = {
-                (f.get("kind"), f.get("what")) for f in payload["meta"].get("fallbacks", [])
-            }
-            if (fb.kind, fb.what) not in recorded:
-                record_fallback(extra, fb)
-        payload["meta"] = meta_from_payload(payload["meta"], extra)
+        fallback recorded by the run itself."""
+        payload = run_faults(Path(out_dir) / "faults_run", config=config.run, progress=progress)
+        payload["meta"] = meta_from_payload(payload["meta"], [])
         payload["schema_version"] = payload["meta"].schema_version
         return FaultsResult.model_validate(payload)
 

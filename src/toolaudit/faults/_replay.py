@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolaudit.faults._domain import FaultDomain, FaultTask
 from toolaudit.faults._retail import ORDER_STATUSES, RetailEnvironment
+from toolaudit.traces import DomainTask, Episode
 
 ArmName = Literal["clean", "failed", "truncated", "falsified_status", "falsified_payment"]
 ARMS: tuple[ArmName, ...] = (
@@ -75,10 +76,24 @@ class Trajectory:
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """The injection site: ``position`` among tool calls, ``event`` index in events."""
+    """The injection site: ``position`` among the task's tool calls counting from one
+    (the seed's "position two or later"), and ``event``, its index in the events."""
 
     position: int
     event: int
+
+    @property
+    def call_index(self) -> int:
+        """The site's index among the tool calls, counting from zero."""
+        return self.position - 1
+
+
+@dataclass(frozen=True, slots=True)
+class NoSite:
+    """Why a trajectory has no injection site: a stable ``reason`` key and a detail."""
+
+    reason: str
+    detail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,39 +109,99 @@ class ReplayError(Exception):
     """A reference action failed when replayed (the task is skipped with the reason)."""
 
 
-def replay(task: FaultTask, domain: FaultDomain) -> Trajectory:
-    """Run the task's reference actions against a fresh copy of the database."""
-    env = RetailEnvironment(domain.db)
-    events: list[Event] = [Text("user", task.user_message)]
-    for i, action in enumerate(task.actions):
+_PRONOUNS = [
+    (r"\bYou are\b", "I am"),
+    (r"\byou are\b", "I am"),
+    (r"\bYou're\b", "I'm"),
+    (r"\byou're\b", "I'm"),
+    (r"\bYou've\b", "I've"),
+    (r"\byou've\b", "I've"),
+    (r"\bYou'd\b", "I'd"),
+    (r"\byou'd\b", "I'd"),
+    (r"\bYourself\b", "Myself"),
+    (r"\byourself\b", "myself"),
+    (r"\bYour\b", "My"),
+    (r"\byour\b", "my"),
+    (r"\bYou\b", "I"),
+    (r"\byou\b", "I"),
+]
+
+
+def first_person(text: str) -> str:
+    """Turn tau2's second-person user instructions into the customer's own words.
+
+    Example:
+        >>> first_person("You received your order #W1.")
+        'I received my order #W1.'
+    """
+    for pattern, repl in _PRONOUNS:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
+def user_message(task: DomainTask) -> str:
+    """The customer's opening message: tau2's ``known_info`` and ``reason_for_call``."""
+    instr = (task.raw.get("user_scenario") or {}).get("instructions") or {}
+    if isinstance(instr, str):
+        return first_person(instr)
+    parts = [instr.get("known_info"), instr.get("reason_for_call")]
+    return first_person(" ".join(p.strip() for p in parts if isinstance(p, str) and p.strip()))
+
+
+def replay(task: DomainTask, db: Mapping[str, Any]) -> Trajectory:
+    """Run the task's reference actions against a copy-on-write view of ``db``."""
+    env = RetailEnvironment(db)
+    events: list[Event] = [Text("user", user_message(task))]
+    for i, action in enumerate(task.reference_actions):
         content, error = env.call(action.name, dict(action.arguments))
         if error:
-            raise ReplayError(f"reference action {i} ({action.name}) failed: {content}")
+            raise ReplayError(f"reference action {i + 1} ({action.name}) failed: {content}")
         events.append(ToolStep(action.name, dict(action.arguments), content, error))
-    return Trajectory(task.task_id, tuple(events))
+    return Trajectory(task.id, tuple(events))
 
 
-SiteSelector = Callable[[Trajectory], "Site | str"]
+def trajectory_from_episode(episode: Episode, *, task_id: str | None = None) -> Trajectory:
+    """A recorded Episode as the audit's events (customer text, agent text, tool steps);
+    system messages are dropped (the domain policy is rendered by the audit)."""
+    results = {m.tool_call_id: m for m in episode.messages if m.role == "tool"}
+    events: list[Event] = []
+    for m in episode.messages:
+        if m.role == "user" and m.content:
+            events.append(Text("user", m.content))
+        elif m.role == "assistant":
+            if m.content:
+                events.append(Text("assistant", m.content))
+            for call in m.tool_calls or []:
+                ret = results.get(call.id)
+                body = (ret.content or "") if ret is not None else ""
+                error = ret.error if ret is not None else True
+                events.append(ToolStep(call.name, dict(call.arguments), body, error))
+    return Trajectory(task_id or f"{episode.task_id}/{episode.trial}", tuple(events))
+
+
+SiteSelector = Callable[[Trajectory], "Site | NoSite"]
 
 
 def first_call_site(tool: str = "get_order_details", *, min_position: int = 2) -> SiteSelector:
-    """The default selector: the first call to ``tool`` at position >= ``min_position``
-    that has at least one later call and a JSON-object return. Returns a ``Site`` or the
-    reason there is none."""
+    """The seed's site: the first call to ``tool`` at position ``min_position`` or later,
+    counting calls from one, with at least one later call and a JSON-object return.
+    Returns a ``Site`` or a ``NoSite`` saying why there is none."""
 
-    def select(traj: Trajectory) -> Site | str:
+    def select(traj: Trajectory) -> Site | NoSite:
         idx = traj.step_indices()
-        for pos, ev_i in enumerate(idx):
+        for i, ev_i in enumerate(idx):
             step = traj.events[ev_i]
             assert isinstance(step, ToolStep)
-            if step.name != tool or pos < min_position:
+            if step.name != tool or i + 1 < min_position:
                 continue
-            if pos + 1 >= len(idx):
-                return f"no call after the first {tool} at position >= {min_position}"
-            if step.error or not step.content.startswith("{"):
-                return f"{tool} at position {pos} returned no record"
-            return Site(pos, ev_i)
-        return f"no {tool} call at position >= {min_position}"
+            if i + 1 >= len(idx):
+                return NoSite("no_later_call", f"no call after {tool} at position {i + 1}")
+            if step.error or not step.content.lstrip().startswith("{"):
+                return NoSite(
+                    "site_not_record", f"{tool} at position {i + 1} returned no order record"
+                )
+            return Site(i + 1, ev_i)
+        return NoSite("no_site", f"no {tool} call at position {min_position} or later")
 
     return select
 

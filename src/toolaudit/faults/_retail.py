@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.faults._schemas import TOOL_SCHEMAS
@@ -81,7 +81,11 @@ def dump_order(order: dict[str, Any]) -> str:
 
 
 class RetailEnvironment:
-    """The retail tools over a deep copy of ``db`` (``{products, users, orders}``).
+    """The retail tools over ``db`` (``{products, users, orders}``), copy-on-write.
+
+    The caller's database is never changed: each table is copied shallowly (a dict of
+    references) and a record is deep-copied only the first time a write tool changes it,
+    so building an environment costs microseconds rather than a copy of the whole db.
 
     Example:
         >>> env = RetailEnvironment({"products": {}, "users": {}, "orders": {}})
@@ -89,8 +93,9 @@ class RetailEnvironment:
         ('Error: Order not found', True)
     """
 
-    def __init__(self, db: dict[str, Any]) -> None:
-        self.db = copy.deepcopy(db)
+    def __init__(self, db: Mapping[str, Any]) -> None:
+        self.db: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in db.items()}
+        self._owned: set[tuple[str, str]] = set()
         self._tools: dict[str, Callable[..., str]] = {
             name: getattr(self, f"_t_{name}") for name in READ_TOOLS + WRITE_TOOLS + GENERIC_TOOLS
         }
@@ -113,15 +118,22 @@ class RetailEnvironment:
             return f"Error: {exc}", True
 
     # -- lookups ---------------------------------------------------------------------
-    def _order(self, order_id: str) -> dict[str, Any]:
+    def _record(self, table: str, key: str, *, write: bool) -> dict[str, Any]:
+        """A record, deep-copied into this environment the first time it is written."""
+        if write and (table, key) not in self._owned:
+            self.db[table][key] = copy.deepcopy(self.db[table][key])
+            self._owned.add((table, key))
+        return self.db[table][key]
+
+    def _order(self, order_id: str, *, write: bool = False) -> dict[str, Any]:
         if order_id not in self.db["orders"]:
             raise ToolFailure("Order not found")
-        return self.db["orders"][order_id]
+        return self._record("orders", order_id, write=write)
 
-    def _user(self, user_id: str) -> dict[str, Any]:
+    def _user(self, user_id: str, *, write: bool = False) -> dict[str, Any]:
         if user_id not in self.db["users"]:
             raise ToolFailure("User not found")
-        return self.db["users"][user_id]
+        return self._record("users", user_id, write=write)
 
     def _product(self, product_id: str) -> dict[str, Any]:
         if product_id not in self.db["products"]:
@@ -134,8 +146,8 @@ class RetailEnvironment:
             raise ToolFailure("Variant not found")
         return product["variants"][item_id]
 
-    def _payment(self, user_id: str, payment_id: str) -> dict[str, Any]:
-        methods = self._user(user_id)["payment_methods"]
+    def _payment(self, user_id: str, payment_id: str, *, write: bool = False) -> dict[str, Any]:
+        methods = self._user(user_id, write=write)["payment_methods"]
         if payment_id not in methods:
             raise ToolFailure("Payment method not found")
         return methods[payment_id]
@@ -217,7 +229,7 @@ class RetailEnvironment:
 
     # -- write tools -----------------------------------------------------------------
     def _t_cancel_pending_order(self, order_id: str, reason: str) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "pending":
             raise ToolFailure("Non-pending order cannot be cancelled")
         if reason not in ("no longer needed", "ordered by mistake"):
@@ -232,7 +244,7 @@ class RetailEnvironment:
                     "payment_method_id": pid,
                 }
             )
-            method = self._payment(order["user_id"], pid)
+            method = self._payment(order["user_id"], pid, write=True)
             if self._is_gift(method):
                 method["balance"] = round(method["balance"] + payment["amount"], 2)
         order["status"] = "cancelled"
@@ -243,7 +255,7 @@ class RetailEnvironment:
     def _t_exchange_delivered_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise ToolFailure("Non-delivered order cannot be exchanged")
         self._check_items(order, item_ids, "Number of {item_id} not found.")
@@ -263,14 +275,14 @@ class RetailEnvironment:
     def _t_modify_pending_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "pending":
             raise ToolFailure("Non-pending order cannot be modified")
         self._check_items(order, item_ids, "{item_id} not found")
         if len(item_ids) != len(new_item_ids):
             raise ToolFailure("The number of items to be exchanged should match")
         diff = self._price_difference(order, item_ids, new_item_ids, strict=True)
-        method = self._payment(order["user_id"], payment_method_id)
+        method = self._payment(order["user_id"], payment_method_id, write=True)
         if self._is_gift(method) and method["balance"] < diff:
             raise ToolFailure("Insufficient gift card balance to pay for the new item")
         order["payment_history"].append(
@@ -292,17 +304,17 @@ class RetailEnvironment:
         return dump_order(order)
 
     def _t_modify_pending_order_address(self, order_id: str, **address: str) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if "pending" not in order["status"]:
             raise ToolFailure("Non-pending order cannot be modified")
         order["address"] = _address(**address)
         return dump_order(order)
 
     def _t_modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if "pending" not in order["status"]:
             raise ToolFailure("Non-pending order cannot be modified")
-        method = self._payment(order["user_id"], payment_method_id)
+        method = self._payment(order["user_id"], payment_method_id, write=True)
         history = order["payment_history"]
         if len(history) != 1 or history[0]["transaction_type"] != "payment":
             raise ToolFailure("There should be exactly one payment for a pending order")
@@ -324,20 +336,20 @@ class RetailEnvironment:
         )
         if self._is_gift(method):
             method["balance"] = round(method["balance"] - amount, 2)
-        old = self._payment(order["user_id"], old_id)
+        old = self._payment(order["user_id"], old_id, write=True)
         if self._is_gift(old):
             old["balance"] = round(old["balance"] + amount, 2)
         return dump_order(order)
 
     def _t_modify_user_address(self, user_id: str, **address: str) -> str:
-        user = self._user(user_id)
+        user = self._user(user_id, write=True)
         user["address"] = _address(**address)
         return _dump(user)
 
     def _t_return_delivered_order_items(
         self, order_id: str, item_ids: list[str], payment_method_id: str
     ) -> str:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise ToolFailure("Non-delivered order cannot be returned")
         method = self._payment(order["user_id"], payment_method_id)

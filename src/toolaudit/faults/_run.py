@@ -1,53 +1,50 @@
-"""``run_faults``: replay or read trajectories, inject at the site, read every arm, and
-write ``rows.jsonl`` (one line per finished task, so a rerun resumes) and ``faults.json``.
+"""``run_faults``: pick the paired set, inject at the site, read every arm, and write
+``rows.jsonl`` (one line per finished task, so a rerun resumes) and ``faults.json``.
+
+Everything the run needs is checked before anything is written: the options, the
+domain, the source, the chosen tasks and, when ``--out`` holds an earlier run, that it
+was made with the same options (a resume never mixes two configurations).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from toolaudit.errors import ConfigError, DataError
-from toolaudit.faults._domain import FaultDomain, load_retail_domain, mini_domain
-from toolaudit.faults._engine import CachedScorer
-from toolaudit.faults._prompt import system_segment
-from toolaudit.faults._readings import task_readings
-from toolaudit.faults._recorded import load_recorded
-from toolaudit.faults._replay import (
-    ARMS,
-    ReplayError,
-    Site,
-    Text,
-    ToolStep,
-    Trajectory,
-    first_call_site,
-    make_arms,
-    replay,
-)
-from toolaudit.faults._schemas import TOOL_SCHEMAS
-from toolaudit.faults._summary import summarize
+from toolaudit.errors import ConfigError, DataError, TraceFormatError
+from toolaudit.faults._replay import ARMS, Site, ToolStep, make_arms
+from toolaudit.faults._tasks import Candidate, domain_census, dropout_counts, episode_census
+from toolaudit.traces import Domain
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
-_PAYMENT_ID = re.compile(r"\b(?:credit_card|gift_card|paypal)_\d+\b")
+DomainName = Literal["retail", "mini"]
+RETAIL_DIR = ("tau2", "domains", "retail")
+#: Options recorded in ``run_config.json``: a resume must match every one of them.
+RESULT_OPTIONS = ("source", "domain", "data_root", "model", "arms", "k_max", "policy", "seed")
 
 
 @dataclass(frozen=True, slots=True)
 class FaultsConfig:
-    """Options of one run (recorded in ``faults.json``; a resumed run must match)."""
+    """Options of one run (recorded in ``faults.json``; a resumed run must match).
+
+    ``tasks`` and ``task_ids`` choose how much of the paired set to score; they do not
+    change any row, so a resume may extend a run with a larger ``tasks``.
+    """
 
     source: str = "replay"
+    domain: DomainName = "retail"
+    data_root: str | None = None
     arms: tuple[str, ...] = ARMS
     k_max: int = 3
     tasks: int | None = None
     task_ids: tuple[str, ...] | None = None
-    model: str | None = None
+    model: str = "embedded:qwen"
+    device: str = "cpu"
     policy: str = "full"
     seed: int = 0
 
@@ -55,26 +52,46 @@ class FaultsConfig:
         """JSON-ready copy."""
         return {
             "source": self.source,
+            "domain": self.domain,
+            "data_root": self.data_root,
             "arms": list(self.arms),
             "k_max": self.k_max,
             "tasks": self.tasks,
             "task_ids": list(self.task_ids) if self.task_ids else None,
-            "model": self.model or "embedded",
+            "model": self.model,
+            "device": self.device,
             "policy": self.policy,
             "seed": self.seed,
         }
 
+    def result_options(self) -> dict[str, Any]:
+        """The options that change results (what ``run_config.json`` records)."""
+        full = self.as_dict()
+        return {k: full[k] for k in RESULT_OPTIONS}
 
-def _check(config: FaultsConfig) -> None:
+
+def check_config(config: FaultsConfig) -> None:
+    """Validate every option (ConfigError naming the parameter, allowed values, value)."""
     for arm in config.arms:
         if arm not in ARMS:
             raise ConfigError.invalid("arms", ARMS, arm)
     if "clean" not in config.arms:
         raise ConfigError.invalid("arms", "a list that includes 'clean'", list(config.arms))
+    if len(set(config.arms)) != len(config.arms):
+        raise ConfigError.invalid("arms", "each arm at most once", list(config.arms))
     if not 0 <= config.k_max <= 10:
         raise ConfigError.invalid("k_max", "0..10", config.k_max)
+    if config.tasks is not None and config.tasks < 1:
+        raise ConfigError.invalid("tasks", "an integer >= 1", config.tasks)
     if config.policy not in ("full", "compact"):
         raise ConfigError.invalid("policy", ("full", "compact"), config.policy)
+    if config.domain not in ("retail", "mini"):
+        raise ConfigError.invalid("domain", ("retail", "mini"), config.domain)
+    if config.seed < 0:
+        raise ConfigError.invalid("seed", "an integer >= 0", config.seed)
+    from toolaudit.models import parse_spec
+
+    parse_spec(config.model)  # a malformed spec is refused before anything is written
 
 
 def compact_policy(policy: str, *, max_chars: int = 2600) -> str:
@@ -85,205 +102,286 @@ def compact_policy(policy: str, *, max_chars: int = 2600) -> str:
     return policy[: cut if cut > 0 else max_chars].rstrip()
 
 
-def load_source(
-    source: str, data_root: Path | None
-) -> tuple[str, list[Trajectory | str], dict[str, str], dict[str, Any]]:
-    """``(policy, items, replay_errors, db)``: trajectories (or task ids that failed)."""
-    errors: dict[str, str] = {}
-    if source == "replay":
-        domain: FaultDomain
-        if data_root is not None and (data_root / "tau2" / "domains" / "retail").is_dir():
-            domain = load_retail_domain(data_root)
-        else:
-            logger.info("no tau2 retail domain under %s: using the shipped mini domain", data_root)
-            domain = mini_domain()
-        items: list[Trajectory | str] = []
-        for task in domain.tasks:
-            try:
-                items.append(replay(task, domain))
-            except ReplayError as exc:
-                errors[task.task_id] = str(exc)
-                items.append(task.task_id)
-        return domain.policy, items, errors, domain.db
-    path = Path(source)
+def domain_fallbacks(domain: str) -> list[Any]:
+    """The fallbacks a domain choice implies (the mini domain stands in for retail)."""
+    from toolaudit.report import Fallback
+
+    if domain != "mini":
+        return []
+    return [
+        Fallback(
+            kind="stand_in_data",
+            what="faults.domain",
+            detail="the shipped mini order-desk domain (4 tasks, same tools and record "
+            "shapes) instead of the tau2 retail domain (--domain mini)",
+        )
+    ]
+
+
+def resolve_domain(config: FaultsConfig) -> tuple[Domain, list[Any]]:
+    """The domain and the fallbacks it implies. The retail domain must exist under the
+    data root; the shipped mini domain is used only when asked for, as a fallback."""
+    from toolaudit.faults._mini import mini_domain
+    from toolaudit.traces import load_domain
+
+    if config.domain == "mini":
+        return mini_domain(), domain_fallbacks("mini")
+    if config.data_root is None:
+        raise DataError(
+            "no tau2 retail domain: no data root found (pass --data-root DIR holding "
+            "tau2/domains/retail, set TAU2_DATA_DIR, or use --domain mini)"
+        )
+    folder = Path(config.data_root).joinpath(*RETAIL_DIR)
+    if not folder.is_dir():
+        raise DataError(
+            f"--data-root {config.data_root}: no tau2 retail domain at {folder} "
+            "(expected tasks.json, db.json, policy.md; or use --domain mini)"
+        )
+    return load_domain(folder), []
+
+
+def census_for(config: FaultsConfig, domain: Domain) -> list[Candidate]:
+    """Every task of the source, judged by the site rule and the intent control."""
+    if config.source == "replay":
+        return domain_census(domain)
+    from toolaudit.traces import load_episodes
+
+    path = Path(config.source)
+    if path.is_dir():
+        raise TraceFormatError(
+            path, None, None, "--source takes 'replay' or a results file, not a folder"
+        )
     if not path.exists():
-        raise DataError(f"{path}: no such file (--source takes 'replay' or a results file)")
-    policy = ""
-    if data_root is not None and (data_root / "tau2" / "domains" / "retail").is_dir():
-        policy = (data_root / "tau2" / "domains" / "retail" / "policy.md").read_text()
-    return policy or mini_domain().policy, list(load_recorded(path)), errors, {}
+        raise TraceFormatError(
+            path, None, None, "no such file (--source takes 'replay' or a results file)"
+        )
+    return episode_census(load_episodes(path), domain=domain)
 
 
-def _select(items: list[Trajectory | str], config: FaultsConfig) -> list[Trajectory | str]:
-    def tid(x: Trajectory | str) -> str:
-        return x if isinstance(x, str) else x.task_id
-
+def select(candidates: list[Candidate], config: FaultsConfig) -> list[Candidate]:
+    """The qualifying tasks to score: ``task_ids`` exactly, else the first ``tasks``."""
     if config.task_ids:
-        wanted = set(config.task_ids)
-        chosen = [x for x in items if tid(x) in wanted]
-        missing = wanted - {tid(x) for x in chosen}
-        if missing:
-            raise ConfigError.invalid("task_ids", "ids present in the source", sorted(missing))
+        by_id = {c.task_id: c for c in candidates}
+        chosen = []
+        for tid in config.task_ids:
+            if tid not in by_id:
+                raise ConfigError.invalid("task_ids", "ids present in the source", tid)
+            if not by_id[tid].qualifies:
+                c = by_id[tid]
+                raise ConfigError(
+                    f"invalid task_ids={tid!r}: the task does not qualify ({c.reason}: {c.detail})"
+                )
+            chosen.append(by_id[tid])
         return chosen
-    return items
+    qualifying = [c for c in candidates if c.qualifies]
+    return qualifying if config.tasks is None else qualifying[: config.tasks]
 
 
-def _owned_ids(traj: Trajectory, db: dict[str, Any], site: Site) -> set[str]:
-    ids = set()
-    for ev in traj.events:
-        text = ev.content if isinstance(ev, ToolStep) else ev.text if isinstance(ev, Text) else ""
-        ids.update(_PAYMENT_ID.findall(text))
-    step = traj.events[site.event]
-    assert isinstance(step, ToolStep)
-    user = json.loads(step.content).get("user_id")
-    if user and user in db.get("users", {}):
-        ids.update(db["users"][user].get("payment_methods", {}))
-    return ids
+def check_resume(out_dir: Path, options: dict[str, Any]) -> None:
+    """Refuse an ``--out`` folder written with other options, naming the first one."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError.invalid("out", "a folder (new or from an earlier run)", str(out_dir))
+    stamp = out_dir / "run_config.json"
+    if not stamp.exists():
+        return
+    try:
+        old = json.loads(stamp.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TraceFormatError(stamp, None, None, "not a faults run_config.json") from None
+    if not isinstance(old, dict):
+        raise TraceFormatError(stamp, None, None, "not a faults run_config.json")
+    for key in RESULT_OPTIONS:
+        if old.get(key) != options[key]:
+            flag = "--" + key.replace("_", "-")
+            raise ConfigError(
+                f"{stamp}: this folder holds a run with {flag} {old.get(key)!r}, this run has "
+                f"{flag} {options[key]!r}; use another --out or the same options"
+            )
 
 
-def _read_done(path: Path) -> dict[str, dict[str, Any]]:
+def read_done(path: Path) -> dict[str, dict[str, Any]]:
+    """Task id -> finished record in ``rows.jsonl``; a truncated final line (an
+    interrupted append) is dropped from the file, as in the probe audit."""
     done: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                done[rec["task"]] = rec
+    if not path.exists():
+        return done
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        cut = raw.rfind(b"\n") + 1
+        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
+        path.write_bytes(raw[:cut])
+        raw = raw[:cut]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise TraceFormatError(path, bad_line, None, "not valid UTF-8") from None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            done[str(rec["task"])] = rec
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise TraceFormatError(path, lineno, "task", "not a faults task record") from None
     return done
+
+
+def _census_record(candidates: list[Candidate]) -> dict[str, Any]:
+    return {
+        "tasks": len(candidates),
+        "qualifying": [c.task_id for c in candidates if c.qualifies],
+        "constraints": {c.task_id: c.constraint for c in candidates if c.qualifies},
+        "dropped": [
+            {"task": c.task_id, "reason": c.reason, "detail": c.detail}
+            for c in candidates
+            if not c.qualifies
+        ],
+        "site_dropouts": dropout_counts(candidates),
+    }
 
 
 def run_faults(
     out_dir: Path,
     *,
     config: FaultsConfig,
-    data_root: Path | None = None,
     model: Any = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Run the audit and write ``out_dir/faults.json``; returns its payload.
 
-    ``model`` is an optional preloaded ``(hf_model, tokenizer)``; otherwise
-    ``config.model`` (HF id, local path, or ``None`` for the embedded default) is loaded.
+    ``model`` is an optional preloaded ``LanguageModel``; otherwise ``config.model`` is
+    loaded when the first task is scored (a fully resumed run loads none). A preloaded
+    model must be the one ``config.model`` names: its spec is what the folder records.
     """
+    from toolaudit.faults._scoring import Reader
     from toolaudit.report import write_results
 
-    _check(config)
+    check_config(config)
+    out_dir = Path(out_dir)
+    options = config.result_options()
+    check_resume(out_dir, options)
+    domain, fallbacks = resolve_domain(config)
+    candidates = census_for(config, domain)
+    chosen = select(candidates, config)
+    policy = compact_policy(domain.policy) if config.policy == "compact" else domain.policy
+    # Nothing has been written so far: every check above can still refuse the run.
     out_dir.mkdir(parents=True, exist_ok=True)
-    cfg = config.as_dict()
-    stamp = out_dir / "run_config.json"
-    if stamp.exists() and json.loads(stamp.read_text()) != cfg:
-        raise ConfigError.invalid("out", "a folder from a run with the same options", str(out_dir))
-    stamp.write_text(json.dumps(cfg, sort_keys=True, indent=2) + "\n")
-    policy, items, errors, db = load_source(config.source, data_root)
-    if config.policy == "compact":
-        policy = compact_policy(policy)
-    items = _select(items, config)
+    (out_dir / "run_config.json").write_text(
+        json.dumps(options, sort_keys=True, indent=2) + "\n", encoding="utf-8"
+    )
+    census = _census_record(candidates)
+    (out_dir / "census.json").write_text(
+        json.dumps(census, sort_keys=True, indent=2) + "\n", encoding="utf-8"
+    )
     rows_path = out_dir / "rows.jsonl"
-    done = _read_done(rows_path)
-    tools = list(TOOL_SCHEMAS)
-    system = system_segment(policy, tools)
-    selector = first_call_site()
-    scorer: CachedScorer | None = None
-    target = config.tasks if config.tasks is not None else len(items)
-    scored = sum(1 for r in done.values() if r["status"] == "ok")
-    for n, item in enumerate(items):
-        if scored >= target:
-            break
-        tid = item if isinstance(item, str) else item.task_id
+    done = read_done(rows_path)
+    reader: Reader | None = None
+    for n, cand in enumerate(chosen):
         if progress:
-            progress(scored, target, tid)
-        if tid in done:
+            progress(n, len(chosen), cand.task_id)
+        if cand.task_id in done:
             continue
-        record: dict[str, Any] = {"task": tid, "status": "skipped", "reason": "", "rows": []}
-        site = None if isinstance(item, str) else selector(item)
-        if isinstance(item, str):
-            record["reason"] = f"replay failed: {errors.get(tid, '')}"
-        elif isinstance(site, str):
-            record["reason"] = site
-        else:
-            assert isinstance(site, Site)
-            step = item.events[site.event]
-            assert isinstance(step, ToolStep)
-            payloads, _skipped = make_arms(
-                step.content,
-                arms=config.arms,
-                task_id=tid,
-                owned_payment_ids=_owned_ids(item, db, site),
-                seed=config.seed,
-            )
-            if scorer is None:
-                scorer = _scorer(model, config.model)
-            record["rows"] = task_readings(
-                item, site, payloads, scorer=scorer, system=system, tools=tools, k_max=config.k_max
-            )
-            record["status"] = "ok"
-            record["arms_skipped"] = _skipped
-            scored += 1
+        if reader is None:
+            reader = Reader.load(model, config.model, policy=policy, device=config.device)
+        record = score_task(cand, config, reader, db=domain.db)
         with rows_path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
-        done[tid] = record
-        logger.info(
-            "task %s: %s %s (%d/%d)", tid, record["status"], record["reason"], n + 1, len(items)
-        )
+        done[cand.task_id] = record
+        logger.info("task %s scored (%d/%d)", cand.task_id, n + 1, len(chosen))
     if progress:
-        progress(scored, target, "done")
-    order = {(x if isinstance(x, str) else x.task_id): i for i, x in enumerate(items)}
-    records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
-    payload = _payload(records, cfg)
-    payload["counts"]["prompt_sha"] = hashlib.sha256(system.encode()).hexdigest()[:16]
+        progress(len(chosen), len(chosen), "done")
+    order = {c.task_id: i for i, c in enumerate(candidates)}
+    records = sorted(
+        (done[c.task_id] for c in chosen if c.task_id in done),
+        key=lambda r: order.get(r["task"], len(order)),
+    )
+    payload = build_payload(records, config.as_dict(), census, fallbacks=fallbacks)
     write_results(out_dir / "faults.json", payload)
     return payload
 
 
-def _payload(records: list[dict[str, Any]], cfg: dict[str, Any]) -> dict[str, Any]:
-    """``faults.json`` from per-task records (rows, skips, counts, summary, meta)."""
+def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -> dict[str, Any]:
+    """Every arm's rows for one qualifying task."""
+    from toolaudit.faults._rows import owned_payment_ids
+
+    traj, site = cand.trajectory, cand.site
+    assert traj is not None and isinstance(site, Site)
+    step = traj.events[site.event]
+    assert isinstance(step, ToolStep)
+    payloads, skipped = make_arms(
+        step.content,
+        arms=config.arms,
+        task_id=cand.task_id,
+        owned_payment_ids=owned_payment_ids(traj, site, db),
+        seed=config.seed,
+    )
+    rows = reader.task_rows(traj, site, payloads, k_max=config.k_max)
+    for row in rows:
+        row["status_constraint"] = cand.constraint
+        if row["arm"] == "falsified_status":
+            row["policy_mediated"] = cand.constraint == "policy"
+    return {"task": cand.task_id, "status": "ok", "rows": rows, "arms_skipped": skipped}
+
+
+def build_payload(
+    records: list[dict[str, Any]],
+    cfg: dict[str, Any],
+    census: dict[str, Any],
+    *,
+    fallbacks: list[Any],
+) -> dict[str, Any]:
+    """``faults.json`` from per-task records and the census (rows, counts, summary, meta)."""
+    from toolaudit.faults._findings import findings
+    from toolaudit.faults._summary import summarize
     from toolaudit.report import run_metadata
 
     rows = [row for r in records for row in r["rows"]]
-    skipped = [{"task": r["task"], "reason": r["reason"]} for r in records if r["status"] != "ok"]
-    reasons: dict[str, int] = {}
-    for s in skipped:
-        key = re.sub(r"\d+|#W\w+|'[^']*'", "N", s["reason"])[:80]
-        reasons[key] = reasons.get(key, 0) + 1
+    summary = summarize(rows, arms=tuple(cfg["arms"]), k_max=int(cfg["k_max"]))
+    meta = run_metadata(command="faults run", seed=cfg["seed"], config=cfg)
+    meta["fallbacks"] = [f.model_dump() for f in fallbacks]
+    qualifying = len(census["qualifying"])
     return {
-        "meta": run_metadata(command="faults run", seed=cfg["seed"], config=cfg),
+        "meta": meta,
         "rows": rows,
-        "skipped": skipped,
+        "dropped": census["dropped"],
+        "skipped": [{"task": d["task"], "reason": d["detail"]} for d in census["dropped"]],
         "counts": {
-            "tasks_scored": sum(1 for r in records if r["status"] == "ok"),
-            "tasks_skipped": len(skipped),
-            "skip_reasons": reasons,
+            "tasks_in_source": census["tasks"],
+            "qualifying_tasks": qualifying,
+            "site_dropouts": census["site_dropouts"],
+            "tasks_scored": len(records),
+            "tasks_not_scored": qualifying - len(records),
+            "tasks_skipped": len(census["dropped"]),
+            "skip_reasons": census["site_dropouts"],
         },
-        "summary": summarize(rows, arms=tuple(cfg["arms"]), k_max=int(cfg["k_max"])),
+        "summary": summary,
+        "findings": [f.model_dump() for f in findings(summary, census, len(records))],
     }
 
 
-_SCORERS: dict[int, CachedScorer] = {}
-
-
-def _scorer(model: Any, spec: str | None) -> CachedScorer:
-    """One scorer per loaded model and process, so pinned prefixes (the system turn)
-    are computed once however many runs use them."""
-    if model is None:
-        from toolaudit.models import load_causal_lm
-
-        model = load_causal_lm(spec, device="cpu")
-    hf_model, tokenizer = model
-    key = id(hf_model)
-    if key not in _SCORERS or _SCORERS[key].model is not hf_model:
-        _SCORERS[key] = CachedScorer(hf_model, tokenizer)
-    return _SCORERS[key]
-
-
 def analyze(out_dir: Path) -> dict[str, Any]:
-    """Rebuild ``faults.json`` (summary included) from a run folder's ``rows.jsonl`` and
-    ``run_config.json``, without the model; returns the payload."""
+    """Rebuild ``faults.json`` (summary included) from a run folder's ``rows.jsonl``,
+    ``run_config.json`` and ``census.json``, without the model; returns the payload."""
     from toolaudit.report import write_results
 
-    done = _read_done(out_dir / "rows.jsonl")
-    stamp = out_dir / "run_config.json"
-    if not done or not stamp.exists():
-        raise DataError(f"{out_dir}: no rows.jsonl / run_config.json from 'faults run'")
-    cfg = json.loads(stamp.read_text())
-    payload = _payload(list(done.values()), cfg)
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        raise DataError(f"{out_dir}: not a folder written by 'faults run'")
+    paths = [out_dir / n for n in ("run_config.json", "census.json", "rows.jsonl")]
+    for p in paths:
+        if not p.exists():
+            raise DataError(f"{p}: missing (not a folder written by 'faults run')")
+    done = read_done(paths[2])
+    try:
+        options = json.loads(paths[0].read_text(encoding="utf-8"))
+        census = json.loads(paths[1].read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise TraceFormatError(out_dir, None, None, f"unreadable run files ({exc})") from None
+    order = {t: i for i, t in enumerate(census["qualifying"])}
+    records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
+    cfg = {**options, "tasks": None, "task_ids": None}
+    fallbacks = domain_fallbacks(str(options.get("domain")))
+    payload = build_payload(records, cfg, census, fallbacks=fallbacks)
     write_results(out_dir / "faults.json", payload)
     return payload

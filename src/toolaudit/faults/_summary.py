@@ -43,16 +43,19 @@ def paired(
 
 def _cell(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
     d = {q: [a[q] - c[q] for c, a in pairs] for q in ("s0", "s1", "g", "entropy", "p_reread")}
+    d["s0_first"] = [a["s0_first"] - c["s0_first"] for c, a in pairs if "s0_first" in a]
     d_agree = [int(a["agrees_reference"]) - int(c["agrees_reference"]) for c, a in pairs]
     room = [(c, a) for c, a in pairs if c["entropy"] >= HEADROOM]
     return {
         "n": len(pairs),
         "n_ds0_pos": sum(x > _EPS for x in d["s0"]),
         "n_ds0_differs": sum(abs(x) > _EPS for x in d["s0"]),
+        "n_ds0_first_pos": sum(x > _EPS for x in d["s0_first"]),
         "n_dg_pos": sum(x > _EPS for x in d["g"]),
         "n_dg_neg": sum(x < -_EPS for x in d["g"]),
         "dg": _q(d["g"]),
         "ds0": _q(d["s0"]),
+        "ds0_first": _q(d["s0_first"]),
         "ds1": _q(d["s1"]),
         "dentropy": _q(d["entropy"]),
         "p_sign_dg": sign_test(d["g"]) if pairs else math.nan,
@@ -84,20 +87,23 @@ def summarize(rows: Sequence[dict[str, Any]], *, arms: Sequence[str], k_max: int
             pairs = paired(rows, arm, k)
             if pairs:
                 cells.append({"arm": arm, "k": k, **_cell(pairs)})
-    by_prefix: dict[str, Any] = {}
-    pay = paired(rows, "falsified_payment", 0)
-    for flag in (True, False):
-        sub = [(c, a) for c, a in pay if bool(a.get("payment_in_prefix")) is flag]
-        by_prefix["in_prefix" if flag else "not_in_prefix"] = {
-            "n": len(sub),
-            "n_dg_pos": sum(a["g"] - c["g"] > _EPS for c, a in sub),
-        }
+    by_prefix = _grouped(
+        paired(rows, "falsified_payment", 0), "payment_in_prefix", ("in_prefix", "not_in_prefix")
+    )
+    by_policy = _grouped(
+        paired(rows, "falsified_status", 0),
+        "policy_mediated",
+        ("policy_mediated", "not_policy_mediated"),
+    )
     return {
         "clean": {
             "n": len(clean0),
             "n_g_negative": sum(r["g"] < 0 for r in clean0),
             "entropy": _q([r["entropy"] for r in clean0]),
             "n_entropy_below_headroom": sum(r["entropy"] < HEADROOM for r in clean0),
+            "p_unrecognised": _q([r["p_unrecognised"] for r in clean0 if "p_unrecognised" in r]),
+            "n_p_reread_above_099": sum(r["p_reread"] > 0.99 for r in clean0),
+            "n_p_reread_below_001": sum(r["p_reread"] < 0.01 for r in clean0),
             "agreement_by_k": {
                 str(k): _rate([r for r in rows if r["arm"] == "clean" and r["k"] == k])
                 for k in range(k_max + 1)
@@ -105,6 +111,51 @@ def summarize(rows: Sequence[dict[str, Any]], *, arms: Sequence[str], k_max: int
         },
         "cells": cells,
         "falsified_payment_by_prefix": by_prefix,
+        "falsified_status_by_policy": by_policy,
+        "s0_separation": {
+            "per_token": _separation(paired(rows, "failed", 0), rows, "s0"),
+            "first_token": _separation(paired(rows, "failed", 0), rows, "s0_first"),
+        },
+    }
+
+
+def _grouped(
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]], flag: str, names: tuple[str, str]
+) -> dict[str, Any]:
+    """Rows split by a boolean row field: ``n``, ``n_dg_pos`` and the sign test in each
+    group (``names`` are the keys for true and false)."""
+    out: dict[str, Any] = {}
+    for value, name in zip((True, False), names, strict=True):
+        sub = [(c, a) for c, a in pairs if bool(a.get(flag)) is value]
+        dg = [a["g"] - c["g"] for c, a in sub]
+        out[name] = {
+            "n": len(sub),
+            "n_dg_pos": sum(x > _EPS for x in dg),
+            "p_sign_dg": sign_test(dg) if dg else math.nan,
+        }
+    return out
+
+
+def _separation(
+    failed: list[tuple[dict[str, Any], dict[str, Any]]], rows: Sequence[dict[str, Any]], key: str
+) -> dict[str, Any]:
+    """Does the failed arm reach a region of the S0 axis no other arm enters? ``dS0``
+    of the failed rows against the other non-clean arms' ``dS0`` at the site (``key``
+    is ``s0``, the per-token mean, or ``s0_first``, the first token alone)."""
+    f = [a[key] - c[key] for c, a in failed if key in a]
+    others: list[float] = []
+    for arm in sorted({r["arm"] for r in rows} - {"clean", "failed"}):
+        others += [a[key] - c[key] for c, a in paired(rows, arm, 0) if key in a]
+    if not f:
+        return {"n_failed": 0, "n_others": len(others)}
+    lo = min(f)
+    return {
+        "n_failed": len(f),
+        "n_failed_pos": sum(x > _EPS for x in f),
+        "failed_min": lo,
+        "n_others": len(others),
+        "others_max": max(others) if others else math.nan,
+        "n_others_inside": sum(x >= lo for x in others),
     }
 
 

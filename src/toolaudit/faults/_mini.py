@@ -1,115 +1,14 @@
-"""Domains the faults audit replays: the tau2 retail domain read from a data folder, and a
-small order-lookup domain that ships with the package (same tools, same record shapes).
+"""The shipped mini domain: a small order desk in the tau2 retail record format (same
+tools, same record shapes), as a ``toolaudit.traces.Domain``. It is used only when asked
+for (``--domain mini``) and is then recorded as a fallback in ``faults.json``.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import DataError, TraceFormatError
+from toolaudit.traces import Domain, DomainTask, ReferenceAction
 
-logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One tool call: ``name`` and its ``arguments``."""
-
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class FaultTask:
-    """A task to replay: the customer's opening message and the reference actions."""
-
-    task_id: str
-    user_message: str
-    actions: tuple[Action, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class FaultDomain:
-    """Policy, database (``{products, users, orders}``) and tasks of one domain."""
-
-    name: str
-    policy: str
-    db: dict[str, Any] = field(repr=False)
-    tasks: tuple[FaultTask, ...]
-
-
-_PRONOUNS = [
-    (r"\bYou are\b", "I am"),
-    (r"\byou are\b", "I am"),
-    (r"\bYou're\b", "I'm"),
-    (r"\byou're\b", "I'm"),
-    (r"\bYou've\b", "I've"),
-    (r"\byou've\b", "I've"),
-    (r"\bYou'd\b", "I'd"),
-    (r"\byou'd\b", "I'd"),
-    (r"\bYourself\b", "Myself"),
-    (r"\byourself\b", "myself"),
-    (r"\bYour\b", "My"),
-    (r"\byour\b", "my"),
-    (r"\bYou\b", "I"),
-    (r"\byou\b", "I"),
-]
-
-
-def first_person(text: str) -> str:
-    """Turn tau2's second-person user instructions into the customer's own words.
-
-    Example:
-        >>> first_person("You received your order #W1.")
-        'I received my order #W1.'
-    """
-    for pattern, repl in _PRONOUNS:
-        text = re.sub(pattern, repl, text)
-    return text
-
-
-def _user_message(task: dict[str, Any]) -> str:
-    instr = (task.get("user_scenario") or {}).get("instructions") or {}
-    if isinstance(instr, str):
-        return first_person(instr)
-    parts = [instr.get("known_info"), instr.get("reason_for_call")]
-    return first_person(" ".join(p.strip() for p in parts if isinstance(p, str) and p.strip()))
-
-
-def load_retail_domain(root: Path) -> FaultDomain:
-    """Read ``tau2/domains/retail/{tasks.json,db.json,policy.md}`` under a data root."""
-    folder = root / "tau2" / "domains" / "retail"
-    if not folder.is_dir():
-        folder = root  # a domain folder given directly
-    paths = {n: folder / n for n in ("tasks.json", "db.json", "policy.md")}
-    for path in paths.values():
-        if not path.exists():
-            raise DataError(f"{path}: missing (expected a tau2 retail domain folder)")
-    try:
-        raw_tasks = json.loads(paths["tasks.json"].read_text())
-        db = json.loads(paths["db.json"].read_text())
-    except json.JSONDecodeError as exc:
-        raise TraceFormatError(str(folder), exc.lineno, None, f"invalid JSON: {exc.msg}") from None
-    tasks = []
-    for i, raw in enumerate(raw_tasks):
-        crit = raw.get("evaluation_criteria") or {}
-        acts = crit.get("actions") or []
-        try:
-            actions = tuple(Action(a["name"], dict(a.get("arguments") or {})) for a in acts)
-        except (KeyError, TypeError):
-            raise TraceFormatError(
-                str(paths["tasks.json"]), None, f"[{i}].evaluation_criteria.actions", "bad action"
-            ) from None
-        tasks.append(FaultTask(str(raw.get("id", i)), _user_message(raw), actions))
-    return FaultDomain("retail", paths["policy.md"].read_text(), db, tuple(tasks))
-
-
-# -- the shipped mini domain -------------------------------------------------------------
 MINI_POLICY = """# Order desk policy
 
 You help customers with their own orders. First authenticate the customer by finding
@@ -120,7 +19,9 @@ the original payment method or an existing gift card. Ask for an explicit 'yes' 
 any action that changes the database. Make at most one tool call at a time."""
 
 
-def _user(uid: str, first: str, last: str, zip_: str, pay: dict[str, Any], orders: list[str]):
+def _user(
+    uid: str, first: str, last: str, zip_: str, pay: dict[str, Any], orders: list[str]
+) -> dict[str, Any]:
     return {
         "user_id": uid,
         "name": {"first_name": first, "last_name": last},
@@ -138,7 +39,9 @@ def _user(uid: str, first: str, last: str, zip_: str, pay: dict[str, Any], order
     }
 
 
-def _order(oid: str, uid: str, status: str, item: tuple[str, str, str, float], pay_id: str):
+def _order(
+    oid: str, uid: str, status: str, item: tuple[str, str, str, float], pay_id: str
+) -> dict[str, Any]:
     name, pid, iid, price = item
     fulfil = (
         [] if status == "pending" else [{"tracking_id": ["8" + oid[2:] * 2], "item_ids": [iid]}]
@@ -171,7 +74,7 @@ def _order(oid: str, uid: str, status: str, item: tuple[str, str, str, float], p
     }
 
 
-def mini_domain() -> FaultDomain:
+def mini_domain() -> Domain:
     """A tiny order-lookup domain in the retail record format, with four tasks whose
     reference actions reach ``get_order_details`` at position 2 or later."""
     lamp = ("Desk Lamp", "6817146515", "9083642334", 164.28)
@@ -228,9 +131,9 @@ def mini_domain() -> FaultDomain:
         "#W1000002": _order("#W1000002", "ben_cole_1002", "delivered", kettle, "paypal_2222222"),
         "#W1000003": _order("#W1000003", "ben_cole_1002", "processed", lamp, "paypal_2222222"),
     }
-    A = Action
+    A = ReferenceAction
     tasks = (
-        FaultTask(
+        (
             "mini_cancel",
             "I am Ana Ruiz, email ana.ruiz@example.com. Please cancel my lamp order #W1000001, "
             "I no longer need it.",
@@ -241,7 +144,7 @@ def mini_domain() -> FaultDomain:
                 A("cancel_pending_order", {"order_id": "#W1000001", "reason": "no longer needed"}),
             ),
         ),
-        FaultTask(
+        (
             "mini_return",
             "I am Ben Cole in zip code 78702. I want to return the kettle from order #W1000002 "
             "and get the refund on my paypal.",
@@ -262,7 +165,7 @@ def mini_domain() -> FaultDomain:
                 ),
             ),
         ),
-        FaultTask(
+        (
             "mini_status",
             "I am Ben Cole, email ben.cole@example.com. Where is my lamp order #W1000003?",
             (
@@ -272,7 +175,7 @@ def mini_domain() -> FaultDomain:
                 A("get_product_details", {"product_id": lamp[1]}),
             ),
         ),
-        FaultTask(
+        (
             "mini_address",
             "I am Ana Ruiz in zip code 78701. Please ship order #W1000001 to 3 Oak Road, Austin TX 78703.",
             (
@@ -297,6 +200,21 @@ def mini_domain() -> FaultDomain:
             ),
         ),
     )
-    return FaultDomain(
-        "mini", MINI_POLICY, {"products": products, "users": users, "orders": orders}, tasks
+    return Domain(
+        name="mini",
+        policy=MINI_POLICY,
+        tasks=tuple(_task(*t) for t in tasks),
+        db={"products": products, "users": users, "orders": orders},
+    )
+
+
+def _task(task_id: str, message: str, actions: tuple[ReferenceAction, ...]) -> DomainTask:
+    # The customer's words are stored as tau2 stores them (reason_for_call), in the
+    # first person already, so the same user-message reader serves both domains.
+    scenario = {"instructions": {"reason_for_call": message}}
+    return DomainTask(
+        id=task_id,
+        instructions=message,
+        reference_actions=actions,
+        raw={"id": task_id, "user_scenario": scenario},
     )

@@ -1,0 +1,75 @@
+"""The faults section of the report and the demo's faults part."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from toolaudit.report import Fallback, Finding
+
+
+def report_section(
+    payload: dict[str, Any], *, title: str = "Faults: fault injection into tool returns"
+) -> Any:
+    """The report section of a ``faults.json`` payload: fallbacks, the conclusions
+    (rendered from its findings), Table I and Figures 1-2."""
+    from toolaudit.faults._findings import sentence
+    from toolaudit.faults._summary import figures, table_rows
+    from toolaudit.report import Section
+
+    sec = Section(title)
+    for fb in payload["meta"].get("fallbacks") or []:
+        sec.text(Fallback.model_validate(fb).sentence())
+    for raw in payload.get("findings") or []:
+        sec.text(sentence(Finding.model_validate(raw)))
+    from toolaudit.faults._seed import (
+        SEED_MODEL,
+        along_comparison,
+        group_comparison,
+        site_comparison,
+    )
+
+    summary = payload["summary"]
+    header, rows = table_rows(summary)
+    sec.table("Table I: paired movement against the clean arm, per arm and step k.", header, rows)
+    model = payload["meta"]["config"].get("model")
+    for caption, (h, r) in (
+        ("Table I at the site", site_comparison(summary)),
+        ("Table I along the trajectory", along_comparison(summary)),
+        ("Where G moves inside the inconsistent family", group_comparison(summary)),
+    ):
+        sec.table(f"{caption}: this run ({model}) | the seed ({SEED_MODEL}).", h, r)
+    if payload["rows"]:
+        for caption, fig in figures(payload["rows"], payload["summary"]):
+            sec.figure(caption, fig)
+    return sec
+
+
+def demo_sections(
+    out_dir: Path,
+    *,
+    data_root: Path | None,
+    seed: int,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[Any]:
+    """Demo size: 2 retail tasks (compact policy; arms clean, failed and the two falsified
+    ones; k = 0..1) with the embedded model, or the shipped mini domain (recorded as a
+    fallback) when no tau2 data is present; writes ``out_dir/faults.json``."""
+    from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
+    from toolaudit.report import write_results
+
+    has_retail = data_root is not None and Path(data_root).joinpath(*RETAIL_DIR).is_dir()
+    config = FaultsConfig(
+        domain="retail" if has_retail else "mini",
+        data_root=str(data_root) if has_retail else None,
+        arms=("clean", "failed", "falsified_status", "falsified_payment"),
+        tasks=2,
+        k_max=1,
+        policy="compact" if has_retail else "full",
+        seed=seed,
+    )
+    # Working files (rows.jsonl, resumable) in a subfolder; the results file beside the rest.
+    payload = run_faults(Path(out_dir) / "faults_run", config=config, progress=progress)
+    write_results(Path(out_dir) / "faults.json", payload)
+    return [report_section(payload)]
