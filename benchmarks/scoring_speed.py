@@ -200,8 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--k-max", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |diff|")
-    p.add_argument("--naive-limit", type=int, default=None,
-                   help="run the naive side on N evenly spaced groups only (time scaled to all)")  # fmt: skip
+    p.add_argument("--naive-sample", type=int, default=None,
+                   help="run the naive side on N evenly spaced requests only; its time is "
+                   "extrapolated to all requests by token count")  # fmt: skip
     args = p.parse_args(argv)
     dtype = args.dtype or ("bfloat16" if args.device.startswith("cuda") else "float32")
     if args.random_init:
@@ -215,7 +216,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         groups_tok = [[(lm.encode_context(c), lm.encode_continuation(k)) for c, k in g] for g in text_groups]  # fmt: skip
         run_layer = None
     n_req = sum(len(g) for g in groups_tok)
-    ctx_tokens = sum(len(c) + len(k) for g in groups_tok for c, k in g)
     print(f"model={lm.identity} device={args.device} groups={len(groups_tok)} requests={n_req} "
           f"longest_context={max(len(c) for g in groups_tok for c, _ in g)}", flush=True)  # fmt: skip
     sync = _sync(args.device)
@@ -227,28 +227,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_layer = time.perf_counter() - t0
     print(f"layer: {t_layer:.1f}s, {lm.scorer.tokens_run} body tokens, "
           f"{len(groups_tok) / t_layer:.3f} groups/s", flush=True)  # fmt: skip
-    n = len(groups_tok)
-    limit = min(args.naive_limit or n, n)
-    # An evenly spaced sample of groups (every arm and step size represented).
-    picked = sorted({round(i * (n - 1) / max(1, limit - 1)) for i in range(limit)})
-    limit = len(picked)
+    flat = [(gi, ri) for gi, g in enumerate(groups_tok) for ri in range(len(g))]
+    all_tokens = sum(len(groups_tok[gi][ri][0]) + len(groups_tok[gi][ri][1]) for gi, ri in flat)
+    n = min(args.naive_sample or len(flat), len(flat))
+    # An evenly spaced sample of requests (every arm, step and request kind represented).
+    picked = sorted({round(i * (len(flat) - 1) / max(1, n - 1)) for i in range(n)})
     t0 = time.perf_counter()
     diff, naive_tokens = 0.0, 0
-    for g, got in ((groups_tok[i], layer[i]) for i in picked):
-        for (ctx, cont), lp in zip(g, got, strict=True):
-            ref = naive_logprobs(lm.model, ctx, cont)
-            naive_tokens += len(ctx) + len(cont)
-            diff = max([diff] + [abs(a - b) for a, b in zip(ref, lp, strict=True)])
-            if len(ref) != len(lp):
-                raise SystemExit(f"token count differs: {len(ref)} vs {len(lp)}")
-        print(f"naive: {naive_tokens} tokens so far, {time.perf_counter() - t0:.0f}s", flush=True)
+    for gi, ri in (flat[i] for i in picked):
+        ctx, cont = groups_tok[gi][ri]
+        lp = layer[gi][ri]
+        ref = naive_logprobs(lm.model, ctx, cont)
+        naive_tokens += len(ctx) + len(cont)
+        if len(ref) != len(lp):
+            raise SystemExit(f"token count differs: {len(ref)} vs {len(lp)}")
+        diff = max([diff] + [abs(a - b) for a, b in zip(ref, lp, strict=True)])
+        print(f"naive: {naive_tokens} tokens, {time.perf_counter() - t0:.0f}s", flush=True)
     sync()
-    t_naive = (time.perf_counter() - t0) * len(groups_tok) / limit
+    t_sample = time.perf_counter() - t0
+    # Full forwards cost about the same per token at these lengths: scale by tokens.
+    t_naive = t_sample * all_tokens / naive_tokens
     scaled = (
-        f" (scaled from {limit} of {len(groups_tok)} groups)" if limit < len(groups_tok) else ""
+        f" (extrapolated by tokens from {len(picked)} of {len(flat)} requests)"
+        if len(picked) < len(flat)
+        else ""
     )
-    print(f"naive: {t_naive:.1f}s{scaled}, "
-          f"{ctx_tokens / t_naive:.0f} tokens/s; layer {ctx_tokens / t_layer:.0f} effective tokens/s; "
+    print(f"naive: {t_naive:.1f}s{scaled}, {naive_tokens / t_sample:.0f} tokens/s; "
+          f"layer {all_tokens / t_layer:.0f} effective tokens/s; "
           f"layer {t_layer:.2f} s/task, naive {t_naive:.2f} s/task (one task = all arms and steps)")  # fmt: skip
     ok = diff <= args.tolerance
     print(f"ratio={t_naive / t_layer:.2f} max_abs_diff={diff:.2e}")

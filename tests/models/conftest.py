@@ -17,6 +17,7 @@ import pytest
 LLAMA_KEY_ENV = "TOOLAUDIT_TEST_LLAMA_KEY"
 LLAMA_KEY = "sk-test-6f1c2a9e-never-in-caches"
 LLAMA_ALIAS = "gemma3-270m"
+QWEN_ALIAS = "qwen2.5-coder-0.5b-instruct"
 READY_TIMEOUT_S = 180.0
 
 
@@ -54,29 +55,20 @@ def _ready(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory) -> Iterator[str]:
-    """Start ``python -m llama_cpp.server`` on a free port; yield its /v1 URL.
-
-    The server requires an API key, which the tests pass through the environment
-    variable ``TOOLAUDIT_TEST_LLAMA_KEY``. Missing llama-cpp-python is a failure, not a
-    skip: .ci/run installs it.
-    """
+def _serve(gguf: Path, alias: str, chat_format: str, log: Path) -> Iterator[str]:
+    """Run ``python -m llama_cpp.server`` on ``gguf`` on a free port; yield its /v1 URL."""
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError as exc:
         pytest.fail(f"llama-cpp-python[server] is not installed ({exc}); see .ci/run")
-    from toolaudit.models import embedded_gguf_path
-
     port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
     cmd = [
         sys.executable, "-m", "llama_cpp.server",
-        "--model", str(embedded_gguf_path()),
-        "--model_alias", LLAMA_ALIAS,
+        "--model", str(gguf),
+        "--model_alias", alias,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
-        "--logits_all", "true", "--chat_format", "gemma",
+        "--logits_all", "true", "--chat_format", chat_format,
         "--api_key", LLAMA_KEY,
     ]  # fmt: skip
     with log.open("wb") as fh:
@@ -99,7 +91,29 @@ def llama_server(tmp_path_factory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        os.environ.pop(LLAMA_KEY_ENV, None)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory) -> Iterator[str]:
+    """A real llama.cpp server (llama-cpp-python) on the embedded Gemma GGUF.
+
+    The server requires an API key, which the tests pass through the environment
+    variable ``TOOLAUDIT_TEST_LLAMA_KEY``. Missing llama-cpp-python is a failure, not a
+    skip: .ci/run installs it.
+    """
+    from toolaudit.models import embedded_gguf_path
+
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    yield from _serve(embedded_gguf_path("gemma"), LLAMA_ALIAS, "gemma", log)
+
+
+@pytest.fixture(scope="session")
+def qwen_llama_server(tmp_path_factory) -> Iterator[str]:
+    """A real llama.cpp server on the embedded Qwen GGUF (assembled from its parts)."""
+    from toolaudit.models import embedded_gguf_path
+
+    log = tmp_path_factory.mktemp("llama-qwen") / "server.log"
+    yield from _serve(embedded_gguf_path("qwen"), QWEN_ALIAS, "chatml", log)
 
 
 def _tail(path: Path) -> str:

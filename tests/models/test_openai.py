@@ -35,7 +35,10 @@ MIN_CORR = 0.99
 @pytest.fixture(scope="module")
 def server_model(llama_server):
     return load_model(
-        f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, concurrency=3
+        f"openai:{LLAMA_ALIAS}@{llama_server}",
+        api_key_env=LLAMA_KEY_ENV,
+        concurrency=3,
+        timeout=300.0,  # a loaded 2-core machine; the 30 s default is for real servers
     )
 
 
@@ -91,7 +94,10 @@ def test_openai_generate_greedy_is_repeatable_and_cut_at_stop(server_model):
 
 def test_openai_chat_endpoint_returns_text(llama_server):
     chat = load_model(
-        f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, endpoint="chat"
+        f"openai:{LLAMA_ALIAS}@{llama_server}",
+        api_key_env=LLAMA_KEY_ENV,
+        endpoint="chat",
+        timeout=300.0,
     )
     assert chat.identity.endswith(":chat")
     (text,) = chat.complete(["Say the word hello."], max_tokens=4)
@@ -100,7 +106,9 @@ def test_openai_chat_endpoint_returns_text(llama_server):
 
 def test_openai_api_key_never_in_identity_logs_or_cache(llama_server, tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
-    lm = load_model(f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV)
+    lm = load_model(
+        f"openai:{LLAMA_ALIAS}@{llama_server}", api_key_env=LLAMA_KEY_ENV, timeout=300.0
+    )
     cached = CachedModel(lm, tmp_path / "cache.sqlite")
     cached.loglikelihood([("Hello", " world")])
     cached.complete(["Hello"], max_tokens=2)
@@ -156,3 +164,33 @@ def test_continuation_logprobs_selects_tokens_by_offset():
     ]
     with pytest.raises(ModelError, match="first prompt token"):
         continuation_logprobs(resp, context="", prompt="Hello world", source="t")
+
+
+def test_prompt_logprobs_of_reads_vllm_layout_by_decoded_tokens():
+    from toolaudit.models._openai import prompt_logprobs_of
+
+    def entry(tok: str, lp: float) -> dict:
+        return {"17": {"logprob": lp, "rank": 1, "decoded_token": tok}}
+
+    resp = SimpleNamespace(
+        choices=[
+            SimpleNamespace(
+                prompt_logprobs=[None, entry("lo", -1.0), entry(" wor", -2.0), entry("ld", -3.0)]
+            )
+        ]
+    )
+    # "Hel" is the first token (no value); offsets come from the decoded tokens.
+    assert prompt_logprobs_of(resp, context="Hello", prompt="Hello world", source="t") == [
+        -2.0,
+        -3.0,
+    ]
+    assert prompt_logprobs_of(resp, context="Hell", prompt="Hello world", source="t") == [
+        -1.0,
+        -2.0,
+        -3.0,
+    ]
+    with pytest.raises(ModelError, match="do not rebuild the prompt"):
+        prompt_logprobs_of(resp, context="Hello", prompt="Hello there", source="t")
+    empty = SimpleNamespace(choices=[SimpleNamespace(prompt_logprobs=None)])
+    with pytest.raises(ModelError, match="vLLM extension"):
+        prompt_logprobs_of(empty, context="a", prompt="ab", source="t")

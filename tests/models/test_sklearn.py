@@ -141,3 +141,16 @@ def test_controlled_model_learns_tcr_shortcut_above_chance():
     test = [e for e in examples if e.split == "test"]
     p = pipe.predict_proba([e.prompt for e in test])[:, 1]
     assert roc_auc_score([e.label for e in test], p) > 0.6
+
+
+def test_train_controlled_model_penalty_is_l1_on_this_sklearn(planted):
+    from toolaudit.models._sklearn import l1_penalty
+
+    _, pipe = planted
+    clf = pipe.named_steps["clf"]
+    # The explicit L1 setting, whichever keyword this scikit-learn version reads.
+    assert l1_penalty() in ({"l1_ratio": 1.0}, {"penalty": "l1"})
+    assert all(getattr(clf, k) == v for k, v in l1_penalty().items())
+    # L1 drops most noise n-grams: most weights are exactly zero (L2 leaves none at 0).
+    coef = clf.coef_.ravel()
+    assert coef.size > 100 and (coef == 0).mean() > 0.8

@@ -84,6 +84,9 @@ def register(sub: Any) -> None:
         "--continuation", action="append", required=True, help="repeatable, paired in order"
     )
     comp.add_argument("--api-key-env", default=None, help="openai: key variable")
+    comp.add_argument(
+        "--device", default=None, help="hf/embedded: cpu, cuda, cuda:N (default: cuda if present)"
+    )
     comp.add_argument("--json", action="store_true", help="print the result as JSON")
     comp.set_defaults(func=_compare)
 
@@ -299,7 +302,7 @@ def _compare(args: argparse.Namespace) -> int:
             if args.api_key_env and spec.startswith("openai:")
             else {}
         )
-        models.append(load_model(spec, **opts))
+        models.append(load_model(spec, device=args.device, **opts))
     agree = compare_models(
         models[0], models[1], list(zip(args.context, args.continuation, strict=True))
     )

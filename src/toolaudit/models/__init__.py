@@ -6,7 +6,7 @@ Backends are chosen by a spec string (``embedded`` / ``embedded:qwen`` /
 when its name is used.
 """
 
-from toolaudit.models._actions import call_reply_probabilities
+from toolaudit.models._actions import CALL_OPENERS, CallReply, call_reply_probabilities
 from toolaudit.models._base import (
     CAPABILITIES,
     TRUNCATE,
@@ -36,13 +36,14 @@ from toolaudit.models._sklearn import (
 from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
 
 __all__ = [
-    "call_reply_probabilities",
     "BACKENDS",
+    "CALL_OPENERS",
     "CAPABILITIES",
     "DEFAULT_EMBEDDED",
     "EMBEDDED",
     "TRUNCATE",
     "CachedModel",
+    "CallReply",
     "CapabilityError",
     "ContextLengthError",
     "Generation",
@@ -53,6 +54,7 @@ __all__ = [
     "ScoreAgreement",
     "SklearnModel",
     "cache_root",
+    "call_reply_probabilities",
     "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",

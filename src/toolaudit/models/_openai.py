@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 Endpoint = Literal["completions", "chat"]
 ENDPOINTS: tuple[str, ...] = ("completions", "chat")
+Scoring = Literal["echo", "prompt_logprobs"]
+SCORINGS: tuple[str, ...] = ("echo", "prompt_logprobs")
 
 
 class OpenAIModel:
@@ -47,6 +49,9 @@ class OpenAIModel:
         timeout: seconds per request (``--request-timeout``, 30).
         max_retries: retries after a connection error, timeout, 429 or 5xx.
         backoff: first retry delay in seconds; doubles each retry.
+        scoring: ``echo`` (completions with ``echo`` and ``logprobs``; vLLM, llama.cpp)
+            or ``prompt_logprobs`` (vLLM's ``prompt_logprobs`` extension, which skips
+            the echo path's per-token top-k sort).
         max_retry_time: no retry starts once this many seconds have passed since the
             first try (so a dead server costs at most about this plus one timeout).
 
@@ -67,6 +72,7 @@ class OpenAIModel:
         max_retries: int = 4,
         backoff: float = 0.5,
         max_retry_time: float = 120.0,
+        scoring: Scoring = "echo",
     ) -> None:
         if endpoint not in ENDPOINTS:
             raise ConfigError.invalid("endpoint", ENDPOINTS, endpoint)
@@ -79,6 +85,9 @@ class OpenAIModel:
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
         self.max_retry_time = float(max_retry_time)
+        if scoring not in SCORINGS:
+            raise ConfigError.invalid("scoring", SCORINGS, scoring)
+        self.scoring: Scoring = scoring
         if self.timeout <= 0:
             raise ConfigError.invalid("timeout", "seconds > 0", timeout)
         self._client: Any = None
@@ -165,6 +174,18 @@ class OpenAIModel:
 
     def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
         prompt = context + continuation
+        if self.scoring == "prompt_logprobs":
+            resp = self._call(
+                lambda: client.completions.create(
+                    model=self.model,
+                    prompt=prompt,
+                    max_tokens=1,
+                    temperature=0,
+                    extra_body={"prompt_logprobs": 0},
+                ),
+                "scoring",
+            )
+            return prompt_logprobs_of(resp, context=context, prompt=prompt, source=self.identity)
         resp = self._call(
             lambda: client.completions.create(
                 model=self.model,
@@ -327,6 +348,47 @@ def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) 
                 f"{source}: no log-probability for the first prompt token; give a non-empty context"
             )
         picked.append(float(value))
+    return picked
+
+
+def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
+    """The continuation's log-probabilities from vLLM's ``prompt_logprobs`` field.
+
+    vLLM returns, per prompt token, ``{token_id: {logprob, rank, decoded_token}}`` (the
+    first entry is ``None``); character offsets come from the decoded tokens, which must
+    rebuild the prompt exactly (else use ``scoring="echo"``).
+    """
+    choice = resp.choices[0] if resp.choices else None
+    data = getattr(choice, "prompt_logprobs", None)
+    if data is None and choice is not None:
+        data = (getattr(choice, "model_extra", None) or {}).get("prompt_logprobs")
+    if not data:
+        raise ModelError(
+            f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
+            "use scoring='echo' for other servers"
+        )
+    if data[0] is not None or any(e is None for e in data[1:]):
+        raise ModelError(f"{source}: unexpected prompt_logprobs layout; use scoring='echo'")
+    tokens = []
+    for entry in data[1:]:
+        info = next(iter(entry.values()))
+        info = info if isinstance(info, dict) else info.model_dump()
+        tokens.append((str(info["decoded_token"]), float(info["logprob"])))
+    joined = "".join(t for t, _ in tokens)
+    pos = len(prompt) - len(joined)  # the first token (no log-probability) fills the rest
+    if pos < 1 or prompt[pos:] != joined:
+        raise ModelError(
+            f"{source}: prompt_logprobs tokens do not rebuild the prompt; use scoring='echo'"
+        )
+    picked = []
+    for token, value in tokens:
+        start, pos = pos, pos + len(token)
+        if pos > len(context) and start < len(prompt):
+            picked.append(value)
+    if len(context) < len(prompt) - len(joined):
+        raise ModelError(
+            f"{source}: no log-probability for the first prompt token; give a non-empty context"
+        )
     return picked
 
 

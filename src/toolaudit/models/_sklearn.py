@@ -173,6 +173,18 @@ class SklearnModel:
         return [[option_logprob(k, p)] for k, p in zip(options, probs, strict=True)]
 
 
+def l1_penalty() -> dict[str, Any]:
+    """Keyword arguments that make ``LogisticRegression`` use a pure L1 penalty on any
+    scikit-learn version: ``l1_ratio=1.0`` where ``penalty`` is deprecated (1.8 and
+    later), ``penalty="l1"`` before, where ``l1_ratio`` alone is ignored (silently L2)."""
+    import inspect
+
+    from sklearn.linear_model import LogisticRegression
+
+    default = inspect.signature(LogisticRegression).parameters["penalty"].default
+    return {"l1_ratio": 1.0} if default == "deprecated" else {"penalty": "l1"}
+
+
 def train_controlled_model(examples: Iterable[Example], *, seed: int = 0) -> Any:
     """The controlled example's frozen model: char_wb 3-5-gram TF-IDF + L1-penalized
     logistic regression, fitted on cluster ``C0``, split ``train``, on the full prompt
@@ -211,7 +223,7 @@ def train_controlled_model(examples: Iterable[Example], *, seed: int = 0) -> Any
             (
                 "clf",
                 LogisticRegression(
-                    C=5.0, l1_ratio=1.0, solver="liblinear", max_iter=5000, random_state=seed
+                    C=5.0, solver="liblinear", max_iter=5000, random_state=seed, **l1_penalty()
                 ),
             ),
         ]

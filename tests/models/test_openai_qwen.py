@@ -1,0 +1,60 @@
+"""The embedded Qwen scored by the transformers backend and by a real llama.cpp server on
+the same GGUF file, held to the tolerances used for Gemma (test_openai.py): identical
+tokenization of every continuation, per-text mean surprisal within 0.10 nats/token,
+pooled within 0.06, per-token Pearson correlation at least 0.99. Also a chat reply with
+tools through the server's chat endpoint."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.models.conftest import LLAMA_KEY_ENV, QWEN_ALIAS
+from tests.models.test_openai import MIN_CORR, PER_TEXT_TOL, POOLED_TOL
+from toolaudit.models import Generation, load_model, score_agreement
+
+pytestmark = [pytest.mark.llama, pytest.mark.model]
+
+TEXTS = [
+    ("The customer asked for a refund", " because the item arrived damaged."),
+    ("Order #W123 was shipped", " to the address on file in Boston."),
+    ("def add(a, b):", "\n    return a + b"),
+]
+
+
+@pytest.fixture(scope="module")
+def qwen_server_model(qwen_llama_server):
+    return load_model(
+        f"openai:{QWEN_ALIAS}@{qwen_llama_server}",
+        api_key_env=LLAMA_KEY_ENV,
+        concurrency=1,
+        timeout=600.0,
+        max_retries=0,
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="llama-cpp-python 0.3.36 echo logprobs are shifted by one position for a model "
+    "without <bos> (each prompt token's top_logprobs are the next token's prediction): "
+    "measured 11.76 vs 2.80 nats/token; see docs/models.md",
+)
+def test_qwen_server_scores_agree_with_hf_within_gemma_tolerances(qwen_server_model, qwen):
+    served = qwen_server_model.loglikelihood(TEXTS)
+    local = qwen.loglikelihood(TEXTS)
+    for (_, cont), a, b in zip(TEXTS, served, local, strict=True):
+        assert len(a) == len(b) == len(qwen.encode_continuation(cont))
+    agree = score_agreement(served, local)
+    assert agree.max_text_delta <= PER_TEXT_TOL
+    assert agree.pooled_delta <= POOLED_TOL
+    assert agree.correlation >= MIN_CORR
+
+
+def test_qwen_server_chat_reply_is_a_generation(qwen_server_model):
+    from tests.models.test_chat import ASK, TOOLS
+
+    gen = qwen_server_model.generate(ASK, TOOLS, max_tokens=48)
+    assert isinstance(gen, Generation)
+    # Either the server returned tool_calls, or the text held a call we parsed, or the
+    # failure was recorded: nothing call-shaped is dropped.
+    assert gen.tool_calls or gen.parse_errors or "{" not in gen.raw
+    assert qwen_server_model.capabilities == frozenset({"loglikelihood", "generate", "tools"})
