@@ -36,3 +36,26 @@ def test_report_html_is_self_contained_with_figure(tmp_path):
     assert "<script" not in html and "http" not in html.split("<body>")[1]
     md = render_markdown("Report", [sec])
     assert "| x | 0.123 |" in md
+
+
+def test_report_figures_never_switch_the_matplotlib_backend() -> None:
+    """Report code uses the object-oriented API only, so a notebook's backend survives."""
+    import re
+    from pathlib import Path
+
+    import matplotlib
+
+    from toolaudit.report import figure_png, new_figure
+
+    before = matplotlib.get_backend()
+    fig, ax = new_figure(figsize=(2.0, 1.5))
+    ax.plot([0, 1], [1, 0])
+    assert figure_png(fig).startswith(b"\x89PNG")
+    assert matplotlib.get_backend() == before
+    src = Path(__file__).resolve().parents[2] / "src"
+    offenders = [
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if re.search(r"matplotlib\.use\(|import matplotlib\.pyplot", p.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -192,12 +192,11 @@ def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tup
     """Figure 1 (site: dS0 vs dG; dH; dpi(V) vs clean level) and Figure 2 (over k)."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from toolaudit.report import new_figure
 
     arms = sorted({c["arm"] for c in summary["cells"]}, key=lambda a: a)
-    colors = dict(zip(arms, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
-    fig1, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    colors = dict(zip(arms, matplotlib.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    fig1, ax = new_figure(ncols=3, figsize=(13, 3.8))
     for arm in arms:
         pairs = paired(rows, arm, 0)
         ds0 = [a["s0"] - c["s0"] for c, a in pairs]
@@ -219,7 +218,7 @@ def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tup
     ax[1].set_xticks(range(len(arms)), arms, rotation=20, fontsize=7)
     ax[1].set(ylabel="dH (nats)", title="(b) action entropy", ylim=(-math.log(17), math.log(17)))
     ax[2].set(xlabel="clean pi(V)", ylabel="d pi(V)", title="(c) mass on re-reading tools")
-    fig2, bx = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig2, bx = new_figure(ncols=3, figsize=(13, 3.8))
     for arm in arms:
         cells = [c for c in summary["cells"] if c["arm"] == arm]
         ks = [c["k"] for c in cells]

@@ -22,15 +22,13 @@ RETAIL_PAIR = (
 
 
 def _gap_figure(cells: list[dict[str, Any]]) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from toolaudit.report import new_figure
 
     policies = list(dict.fromkeys(c["policy"] for c in cells))
     conds = [c for c in MUTATED if c != "repeat"]
-    fig, axes = plt.subplots(1, len(conds), figsize=(3.0 * len(conds), 3.4), sharey=True)
+    fig, axes = new_figure(ncols=len(conds), figsize=(3.0 * len(conds), 3.4), sharey=True)
     x = np.arange(len(policies))
     for ax, cond in zip(axes, conds, strict=True):
         by = {c["policy"]: c for c in cells if c["condition"] == cond}
@@ -52,12 +50,9 @@ def _forest_figure(
     margin: float,
     xlabel: str = "paired difference Δ = mutated − original (90% task-cluster interval)",
 ) -> Any:
-    import matplotlib
+    from toolaudit.report import new_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 0.28 * len(rows) + 1.2))
+    fig, ax = new_figure(figsize=(6.5, 0.28 * len(rows) + 1.2))
     ax.axvspan(-margin, margin, color="#dde8f7", label=f"±{margin:.2f} equivalence band")
     ax.axvline(0, color="black", lw=0.6)
     for i, (_label, est, (lo, hi)) in enumerate(rows):
@@ -258,16 +253,13 @@ def _judge_blocks(sec: Section, judge: dict[str, Any], result: dict[str, Any]) -
 
 def _paired_outcome_figure(result: dict[str, Any]) -> Any:
     """Task by task: A's and B's pass rate on every paired task, joined by a line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from toolaudit.report import new_figure
 
     rows = sorted(
         result["task_level"]["per_task"],
         key=lambda r: (r["pass_rate_b"] - r["pass_rate_a"], r["task"]),
     )
-    fig, ax = plt.subplots(figsize=(5.5, 0.16 * len(rows) + 1.3))
+    fig, ax = new_figure(figsize=(5.5, 0.16 * len(rows) + 1.3))
     for y, r in enumerate(rows):
         a, b = r["pass_rate_a"], r["pass_rate_b"]
         colour = "#2b8a3e" if b > a else "#c92a2a" if b < a else "#adb5bd"

@@ -149,13 +149,10 @@ def report_view(result: RedactionResult | Any) -> dict[str, Any]:
 
 
 def _delta_plot(variants: list[dict[str, Any]]) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from toolaudit.report import new_figure
 
     vs = [v for v in variants if v["delta"] is not None]
-    fig, ax = plt.subplots(figsize=(6.0, 0.6 + 0.5 * max(1, len(vs))))
+    fig, ax = new_figure(figsize=(6.0, 0.6 + 0.5 * max(1, len(vs))))
     for i, v in enumerate(vs):
         lo, hi = v["delta_ci95"] or (float("nan"), float("nan"))
         d = float(v["delta"])

@@ -112,13 +112,27 @@ def md_text(text: str, *, cell: bool = False) -> str:
     return text.replace("|", "\\|").replace("](", "\\](")
 
 
+def new_figure(
+    *, figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, **subplots: Any
+) -> tuple[Any, Any]:
+    """A matplotlib ``Figure`` and its axes through the object-oriented API only: no
+    pyplot state and no global backend switch, so a notebook user's backend is untouched.
+
+    Example:
+        >>> fig, ax = new_figure(figsize=(2.0, 1.0))
+        >>> len(figure_png(fig)) > 100
+        True
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, **subplots)
+
+
 def figure_png(fig: Any) -> bytes:
     """Render a matplotlib figure to PNG bytes (fixed metadata, so output is stable)."""
-    import matplotlib.pyplot as plt
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
     return buf.getvalue()
 
 
