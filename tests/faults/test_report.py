@@ -68,3 +68,22 @@ def test_analyze_counts_add_up_and_findings_render(tmp_path):
     assert len(tables) == 4 and "the seed" in tables[1].caption
     # the seed's site counts sit beside ours: F n is "2 | 53"
     assert tables[1].rows[0][1] == "2 | 53"
+
+
+def test_report_shows_the_site_return_clean_against_each_arm(tmp_path):
+    out = _folder(tmp_path)
+    lines = (out / "rows.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["site_tool"] = "get_order_details"
+    first["site_returns"] = {"clean": '{"status": "pending"}', "failed": "Error: <order> not found"}
+    lines[0] = json.dumps(first)
+    (out / "rows.jsonl").write_text("\n".join(lines) + "\n")
+    payload = analyze(out)
+    assert payload["site_returns"] == [
+        {"task": "a", "tool": "get_order_details", "returns": first["site_returns"]}
+    ]
+    from toolaudit.report import render_html
+
+    html = render_html("t", [report_section(payload)])
+    assert "<details" in html and "clean against failed" in html
+    assert "Error: &lt;order&gt; not found" in html and "<order>" not in html

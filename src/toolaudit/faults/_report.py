@@ -43,6 +43,20 @@ def report_section(
     if payload["rows"]:
         for caption, fig in figures(payload["rows"], payload["summary"]):
             sec.figure(caption, fig)
+    for site in payload.get("site_returns") or []:
+        returns: dict[str, str] = site["returns"]
+        clean = returns.get("clean")
+        if clean is None:
+            continue
+        label = f"tool {site['tool']}"
+        for arm, text in returns.items():
+            if arm != "clean":
+                sec.transcript(
+                    f"Task {site['task']}: the site return, clean against {arm}.",
+                    [(label, clean)],
+                    [(label, text)],
+                    labels=("clean", arm),
+                )
     return sec
 
 

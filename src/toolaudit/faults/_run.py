@@ -321,7 +321,15 @@ def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -
         row["status_constraint"] = cand.constraint
         if row["arm"] == "falsified_status":
             row["policy_mediated"] = cand.constraint == "policy"
-    return {"task": cand.task_id, "status": "ok", "rows": rows, "arms_skipped": skipped}
+    site_returns = {arm: p.content for arm, p in payloads.items()}
+    return {
+        "task": cand.task_id,
+        "status": "ok",
+        "rows": rows,
+        "arms_skipped": skipped,
+        "site_tool": step.name,
+        "site_returns": site_returns,
+    }
 
 
 def build_payload(
@@ -357,6 +365,12 @@ def build_payload(
         },
         "summary": summary,
         "findings": [f.model_dump() for f in findings(summary, census, len(records))],
+        # the first scored task's site return under every arm, for the transcript view
+        "site_returns": [
+            {"task": r["task"], "tool": r["site_tool"], "returns": r["site_returns"]}
+            for r in records
+            if r.get("site_returns")
+        ][:1],
     }
 
 
