@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_parser, print_json
-from toolaudit.cli._validate import output_file, positive_int, seed
+from toolaudit.cli._validate import finite_float, output_file, positive_int, seed
 from toolaudit.errors import DataError
 from toolaudit.models import TRUNCATE
 
@@ -140,7 +140,7 @@ def _add_spec(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--request-timeout",
-        type=float,
+        type=finite_float(low=0, low_open=True),
         default=None,
         help="openai: seconds per request (30); retries are bounded in count and total time",
     )

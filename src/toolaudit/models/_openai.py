@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -88,7 +89,7 @@ class OpenAIModel:
         if scoring not in SCORINGS:
             raise ConfigError.invalid("scoring", SCORINGS, scoring)
         self.scoring: Scoring = scoring
-        if self.timeout <= 0:
+        if not math.isfinite(self.timeout) or self.timeout <= 0:
             raise ConfigError.invalid("timeout", "seconds > 0", timeout)
         self._client: Any = None
         self._secret: str | None = None
