@@ -2,6 +2,7 @@
 
 from toolaudit.report._document import (
     Figure,
+    Headline,
     Section,
     Table,
     figure_png,
@@ -17,6 +18,7 @@ from toolaudit.report._findings import (
     FallbackKind,
     Finding,
     ResultMeta,
+    headline_sentence,
     record_fallback,
 )
 from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
@@ -31,6 +33,8 @@ __all__ = [
     "record_fallback",
     "Figure",
     "clean_json",
+    "Headline",
+    "headline_sentence",
     "Section",
     "Table",
     "figure_png",
