@@ -155,6 +155,8 @@ def test_demo_without_data_records_fallbacks_everywhere(
     first = report[report.index("## What the demo found") : report.index("## Overview")]
     assert first.count("no verdict stated at this size") == 2
     assert "(traces: 1 fallbacks; details in its section)" in first
+    assert "Fallbacks in force: 2" in first
+    assert "probe_compare: Fallback [skipped_part] probe.compare" in first
 
 
 def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:

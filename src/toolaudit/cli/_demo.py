@@ -101,6 +101,10 @@ def _first_screen(parts: list[DemoPart], targets: list[tuple[str, str | None]]) 
         if part.headline is None:
             note = f"{part.part}: {len(part.fallbacks)} fallbacks; details in its section"
         sec.headline(headline_sentence(title, part.headline, note=note), target=target)
+    fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
+    sec.text(f"Fallbacks in force: {len(fallbacks)} (each listed in the overview below).")
+    for part, f in fallbacks:
+        sec.text(f"{part}: {f.sentence()}")
     return sec
 
 
@@ -118,7 +122,7 @@ def _overview(
     overview.table(
         "Parts run",
         ["part", "status", "results", "fallbacks", "seconds"],
-        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), round(t, 1)]
+        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), f"{t:.1f}"]
          for p, t in zip(parts, timings, strict=True)],
     )  # fmt: skip
     if fallbacks:
