@@ -103,8 +103,8 @@ def _first_screen(parts: list[DemoPart], targets: list[tuple[str, str | None]]) 
         sec.headline(headline_sentence(title, part.headline, note=note), target=target)
     fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
     sec.text(f"Fallbacks in force: {len(fallbacks)} (each listed in the overview below).")
-    for part, f in fallbacks:
-        sec.text(f"{part}: {f.sentence()}")
+    for name, f in fallbacks:
+        sec.text(f"{name}: {f.sentence()}")
     return sec
 
 
