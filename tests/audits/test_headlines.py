@@ -53,7 +53,7 @@ def test_leakage_headline_prefers_the_verdict_block() -> None:
 
 def _variant(name: str, delta: float | None, ci: list[float | None] | None) -> dict[str, Any]:
     return {
-        "name": name, "placeholder": None, "auroc": 0.5 + (delta or 0.0) + 0.4,
+        "name": name, "placeholder": None, "auroc": 0.9 - (delta or 0.0),
         "ci95": [None, None], "delta": delta, "delta_ci95": ci, "p_value": None,
         "by_group": {}, "by_group_delta": {}, "replacements": 0,
         "replacements_by_location": {}, "rows_affected": 0, "distinct_values": 0,
@@ -72,11 +72,12 @@ def _redaction(pdb: list[float], peptide: list[float]) -> dict[str, Any]:
 
 
 def test_redaction_headline_reads_pdb_id_against_the_peptide_control() -> None:
-    dep = _line("redaction", _redaction([-0.4, -0.5, -0.3], [0.0, -0.05, 0.05]))
-    both = _line("redaction", _redaction([-0.4, -0.5, -0.3], [-0.2, -0.3, -0.1]))
-    none = _line("redaction", _redaction([-0.02, -0.1, 0.06], [0.0, -0.05, 0.05]))
+    # ΔA = A_orig − A_redacted: positive is performance lost.
+    dep = _line("redaction", _redaction([0.4, 0.3, 0.5], [0.0, -0.05, 0.05]))
+    both = _line("redaction", _redaction([0.4, 0.3, 0.5], [0.2, 0.1, 0.3]))
+    none = _line("redaction", _redaction([0.02, -0.06, 0.1], [0.0, -0.05, 0.05]))
     assert ": dependence — pdb_id redacted" in dep
-    assert "ΔA -0.400 [-0.500, -0.300]" in dep and "vs peptide ΔA 0.000" in dep
+    assert "ΔA 0.400 [0.300, 0.500]" in dep and "vs peptide ΔA 0.000" in dep
     assert ": nonspecific_drop —" in both
     assert ": no_dependence —" in none
 

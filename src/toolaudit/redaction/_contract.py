@@ -83,8 +83,9 @@ def controlled_model_identity(pipeline: object, *, scale: float, seed: int) -> s
 def dependence_finding(
     result: RedactionResults, *, target: str = "pdb_id", control: str = "peptide"
 ) -> Finding | None:
-    """Does the frozen model depend on ``target``? Its ΔA interval (redacted − original)
-    must lie wholly below 0 while the ``control`` class's ΔA interval includes 0.
+    """Does the frozen model depend on ``target``? Its ΔA = A_orig − A_redacted interval
+    must lie wholly above 0 (performance lost) while the ``control`` class's ΔA interval
+    reaches 0.
 
     Verdicts: ``dependence`` (target drops, control holds), ``nonspecific_drop`` (both
     drop), ``no_dependence`` (target's interval reaches 0); ``None`` when either variant
@@ -97,7 +98,7 @@ def dependence_finding(
 
     def drops(v: VariantRow) -> bool:
         iv = v.delta_ci95 or [None, None]
-        return iv[1] is not None and iv[1] < 0
+        return iv[0] is not None and iv[0] > 0
 
     if not drops(t):
         verdict = "no_dependence"
