@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
+import subprocess
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import ClassVar
 
@@ -149,6 +152,11 @@ def test_demo_without_data_records_fallbacks_everywhere(
     report = (out / "report.md").read_text()
     assert "Fallbacks: 2 substitutions or relaxations" in report
     assert "Fallback [skipped_part] probe.compare" in report
+    first = report[report.index("## What the demo found") : report.index("## Overview")]
+    assert first.count("no verdict stated at this size") == 2
+    assert "(traces: 1 fallbacks; details in its section)" in first
+    assert "Fallbacks in force: 2" in first
+    assert "probe_compare: Fallback [skipped_part] probe.compare" in first
 
 
 def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:
@@ -231,3 +239,73 @@ def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out
         assert isinstance(cls, TokenClass)
         assert cls.sources == (RegexSource(record["pattern"]),)
         assert cls.as_json() == record  # the record leakage wrote, unchanged
+
+
+class _FirstScreen(HTMLParser):
+    """Collects the h2 headings (id, text) and the verdict lines (href, text) in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.h2: list[tuple[str | None, str]] = []
+        self.verdicts: list[tuple[str | None, str]] = []
+        self._in: str | None = None
+        self._href: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "h2":
+            self._in, self._text, self._id = "h2", "", a.get("id")
+        elif tag == "p" and a.get("class") == "verdict":
+            self._in, self._text, self._href = "verdict", "", None
+        elif tag == "a" and self._in == "verdict":
+            self._href = a.get("href")
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "h2" and self._in == "h2":
+            self.h2.append((self._id, self._text))
+            self._in = None
+        elif tag == "p" and self._in == "verdict":
+            self.verdicts.append((self._href, self._text))
+            self._in = None
+
+
+def test_report_first_screen_has_one_linked_verdict_line_per_part(demo_out: Path) -> None:
+    page = _FirstScreen()
+    page.feed((demo_out / "report.html").read_text(encoding="utf-8"))
+    assert [t for _, t in page.h2[:2]] == ["What the demo found", "Overview"]
+    assert len(page.verdicts) == len(FAST_PARTS)
+    ids = dict(page.h2)
+    titles = [load_audit(n).title for n in FAST_PARTS]
+    for (href, text), title in zip(page.verdicts, titles, strict=True):
+        assert text.startswith(title + ": ")
+        assert href is not None and ids[href.lstrip("#")] == title
+    demo = load_result(demo_out / "demo.json", DemoResult)
+    verdicts = [p.headline.verdict if p.headline else None for p in demo.parts]
+    assert verdicts[0] == "8 files read" and verdicts[1] is None
+    assert f"{titles[2]}: {verdicts[2]} — " in page.verdicts[2][1]
+    assert all(p.seconds is not None and p.seconds >= 0 for p in demo.parts)
+    md = (demo_out / "report.md").read_text(encoding="utf-8")
+    assert md.index("## What the demo found") < md.index("## Overview")
+    assert f"- [{titles[0]}: 8 files read" in md
+
+
+def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (.ci/run installs it with apt when it can); "
+                    "the HTML structure is checked by the html.parser test above")  # fmt: skip
+    png = tmp_path / "first_screen.png"
+    profile = tmp_path / "profile"
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", "--window-size=1280,900",
+           f"--screenshot={png}", (demo_out / "report.html").resolve().as_uri()]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000

@@ -8,7 +8,9 @@ fallbacks) and ``sections(result)`` for the report; see ``docs/architecture.md``
 from toolaudit.audits._contract import (
     Audit,
     AuditResult,
+    HasHeadline,
     ProgressFn,
+    audit_headline,
     audit_sections,
     results_path,
 )
@@ -27,10 +29,12 @@ __all__ = [
     "AUDITS",
     "Audit",
     "AuditResult",
+    "HasHeadline",
     "Fallback",
     "Finding",
     "ProgressFn",
     "ResultMeta",
+    "audit_headline",
     "audit_names",
     "audit_sections",
     "dump_result",

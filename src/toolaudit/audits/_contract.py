@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, ResultMeta, Section
+from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, Finding, ResultMeta, Section
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -77,6 +77,24 @@ class Audit(Protocol[ConfigT, ResultT]):
     def sections(self, result: ResultT) -> list[Section]:
         """The report sections of a result (sentences rendered from its numbers)."""
         ...
+
+
+@runtime_checkable
+class HasHeadline(Protocol):
+    """The optional part of the contract: ``headline(result)``, the one finding the
+    report's first screen states for this audit (``None``: no verdict at this size).
+    An audit without the method states no verdict (see :func:`audit_headline`)."""
+
+    def headline(self, result: Any) -> Finding | None:
+        """The audit's headline finding, computed from ``result``."""
+        ...
+
+
+def audit_headline(audit: Audit[Any, Any], result: AuditResult) -> Finding | None:
+    """``audit.headline(result)`` when the audit has one, else ``None``."""
+    if isinstance(audit, HasHeadline):
+        return audit.headline(result)
+    return None
 
 
 def results_path(audit: Audit[Any, Any], out_dir: Path) -> Path:

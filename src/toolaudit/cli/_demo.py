@@ -21,6 +21,8 @@ from toolaudit.audits import (
     AUDITS,
     AuditResult,
     Fallback,
+    Finding,
+    audit_headline,
     audit_sections,
     load_audit,
     result_meta,
@@ -29,7 +31,7 @@ from toolaudit.audits import (
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, progress
 from toolaudit.cli._validate import output_dir, seed
 from toolaudit.errors import ToolAuditError
-from toolaudit.report import Section, write_report
+from toolaudit.report import Section, headline_sentence, write_report
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +45,8 @@ class DemoPart(BaseModel):
     status: str
     results_file: str | None = None
     fallbacks: list[Fallback] = []
+    headline: Finding | None = None
+    seconds: float | None = None
 
 
 class DemoResult(AuditResult):
@@ -85,6 +89,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+def _first_screen(parts: list[DemoPart], targets: list[tuple[str, str | None]]) -> Section:
+    """One verdict line per part, rendered from its headline finding (or its status when
+    it failed or states no verdict), each linking to the part's first section."""
+    sec = Section("What the demo found")
+    for part, (title, target) in zip(parts, targets, strict=True):
+        if part.status != "ok":
+            sec.headline(f"{title}: {part.status}", target=target)
+            continue
+        note = None
+        if part.headline is None:
+            note = f"{part.part}: {len(part.fallbacks)} fallbacks; details in its section"
+        sec.headline(headline_sentence(title, part.headline, note=note), target=target)
+    fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
+    sec.text(f"Fallbacks in force: {len(fallbacks)} (each listed in the overview below).")
+    for name, f in fallbacks:
+        sec.text(f"{name}: {f.sentence()}")
+    return sec
+
+
 def _overview(
     data_root: Path | None, seed: int, parts: list[DemoPart], timings: list[float]
 ) -> Section:
@@ -99,7 +122,7 @@ def _overview(
     overview.table(
         "Parts run",
         ["part", "status", "results", "fallbacks", "seconds"],
-        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), round(t, 1)]
+        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), f"{t:.1f}"]
          for p, t in zip(parts, timings, strict=True)],
     )  # fmt: skip
     if fallbacks:
@@ -123,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     sections: list[Section] = []
     parts: list[DemoPart] = []
     timings: list[float] = []
+    targets: list[tuple[str, str | None]] = []
     for name in AUDITS:
         if name not in wanted:
             continue
@@ -134,17 +158,22 @@ def run(args: argparse.Namespace) -> int:
             with progress(name) as cb:
                 result = audit.run(config, out_dir=out, progress=cb)
             path = write_result(result, out)
-            sections += audit_sections(audit, result)
+            own = audit_sections(audit, result)
+            sections += own
+            targets.append((audit.title, own[0].title if own else None))
             part = DemoPart(
                 part=name,
                 status="ok",
                 results_file=str(path.relative_to(out)),
                 fallbacks=result.meta.fallbacks,
+                headline=audit_headline(audit, result),
             )
         except ToolAuditError as exc:
             part = DemoPart(part=name, status=f"failed: {exc}")
             sections.append(Section(audit.title).text(f"This part failed: {exc}"))
+            targets.append((audit.title, audit.title))
         elapsed = time.perf_counter() - start
+        part = part.model_copy(update={"seconds": round(elapsed, 1)})
         parts.append(part)
         timings.append(elapsed)
         print(f"[demo] {name}: {part.status} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
@@ -156,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     )
     write_result(DemoResult(schema_version=meta.schema_version, meta=meta, parts=parts), out)
     overview = _overview(data_root, args.seed, parts, timings)
-    path = write_report(out, "toolaudit demo report", [overview, *sections])
+    first = _first_screen(parts, targets)
+    path = write_report(out, "toolaudit demo report", [first, overview, *sections])
     print(f"report: {path}", file=sys.stderr)
     return 1 if any(p.status != "ok" for p in parts) else 0

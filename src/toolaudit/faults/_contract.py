@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
 from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
-from toolaudit.report import Section
+from toolaudit.report import Finding, Section
 
 Num = int | float | None
 
@@ -90,6 +90,28 @@ class FaultsAudit:
         payload["meta"] = meta_from_payload(payload["meta"], [])
         payload["schema_version"] = payload["meta"].schema_version
         return FaultsResult.model_validate(payload)
+
+    def headline(self, result: FaultsResult) -> Finding | None:
+        """The failed arm at step 0: how many paired tasks' S0 rose over the clean run,
+        with the sign test of ΔS0 (None when the summary has no such cell)."""
+        cells = result.summary.get("cells") or []
+        cell = next((c for c in cells if c.get("arm") == "failed" and c.get("k") == 0), None)
+        if cell is None or not cell.get("n"):
+            return None
+        n, up = int(cell["n"]), int(cell.get("n_ds0_pos", 0))
+        p = cell.get("p_sign_ds0")
+        p = p if isinstance(p, float) and p == p else None
+        verdict = "s0_rises" if p is not None and p < 0.05 and 2 * up > n else "no_clear_rise"
+        return Finding(
+            name="faults.failed.s0",
+            verdict=verdict,
+            value=up / n,
+            test="sign test of ΔS0",
+            p_value=p,
+            n=n,
+            subject="failed tool return, step 0",
+            details={"metric": "share of tasks with S0 up", "rises": up},
+        )
 
     def sections(self, result: FaultsResult) -> list[Section]:
         """Counts, Table I and Figures 1-2."""

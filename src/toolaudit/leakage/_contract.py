@@ -103,6 +103,29 @@ def top_tool_sentence(finding: Finding) -> str:
     )
 
 
+def verdict_finding(verdict: dict[str, Any]) -> Finding:
+    """The ``verdict`` block of ``leakage.json`` as a :class:`Finding` (keys it lacks stay
+    empty; unknown keys go to ``details``)."""
+    known = {"verdict", "value", "auroc", "interval", "ci95", "subject", "tool", "p_value", "n"}
+    iv = verdict.get("interval", verdict.get("ci95"))
+    interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
+    value = verdict.get("value", verdict.get("auroc"))
+    subject = verdict.get("subject", verdict.get("tool"))
+    details = {k: v for k, v in verdict.items() if k not in known}
+    details.setdefault("metric", "AUROC")
+    return Finding(
+        name="leakage.verdict",
+        verdict=str(verdict.get("verdict")),
+        value=value if isinstance(value, int | float) else None,
+        interval=interval,
+        level=0.95 if interval is not None else None,
+        p_value=verdict.get("p_value"),
+        n=verdict.get("n"),
+        subject=str(subject) if subject is not None else None,
+        details=details,
+    )
+
+
 class LeakageAudit:
     """PT2D: per-tool TF-IDF decomposition, provenance, prefix lookup and dilution."""
 
@@ -145,6 +168,19 @@ class LeakageAudit:
         return LeakageResults.model_validate(
             {**payload, "meta": meta, "schema_version": meta.schema_version}
         )
+
+    def headline(self, result: LeakageResults) -> Finding | None:
+        """The ``verdict`` block when the result has one, else the strongest single tool
+        against the full trace (:func:`top_tool_finding`)."""
+        if isinstance(result.verdict, dict) and "verdict" in result.verdict:
+            return verdict_finding(result.verdict)
+        finding = top_tool_finding(result)
+        if finding is None:
+            return None
+        full = finding.details.get("full")
+        versus = f"full trace {full:.3f}" if isinstance(full, float) else "full trace undefined"
+        details = {**finding.details, "metric": "AUROC", "versus": versus}
+        return finding.model_copy(update={"details": details})
 
     def sections(self, result: LeakageResults) -> list[Section]:
         """The scope table, per-group table, provenance, prefix lookup and dilution."""

@@ -4,6 +4,7 @@ study (``probe/probe.json``) and the paired comparison of two real result files
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -12,9 +13,10 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload, result_meta
 from toolaudit.probes._compare import compare_files
+from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
 from toolaudit.probes._study import analyze_study, run_probe_study
-from toolaudit.report import Fallback, Section, record_fallback
+from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
 
@@ -98,6 +100,27 @@ class ProbeAudit:
         doc["schema_version"] = doc["meta"].schema_version
         return ProbeResult.model_validate(doc)
 
+    def headline(self, result: ProbeResult) -> Finding | None:
+        """Who caused the careful agent's tool_rename gap: its attribution (the gap vs
+        the rescored gap on the same trajectories, and whether actions changed)."""
+        cell = next(
+            (c for c in result.cells if c.policy == "careful" and c.condition == "tool_rename"),
+            None,
+        )
+        if cell is None or cell.vrg is None:
+            return None
+        f = attribution(cell.model_dump(mode="python"))
+        rescored = f.details.get("vrg_rescored")
+        iv = f.details.get("vrg_rescored_ci95") or [None, None]
+        versus = "rescored gap " + (
+            f"{rescored:.3f}" if isinstance(rescored, float) else "undefined"
+        )
+        if None not in iv:
+            versus += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+        changed = f.details.get("behavior_changed_rate")
+        versus += f"; actions changed in {changed:.0%} of pairs" if changed is not None else ""
+        return f.model_copy(update={"details": {**f.details, "metric": "gap", "versus": versus}})
+
     def sections(self, result: ProbeResult) -> list[Section]:
         """The study section (gap figure, cells, controls, judge audit)."""
         doc = result.model_dump(mode="python", exclude_unset=True)
@@ -162,6 +185,26 @@ class ProbeCompareAudit:
         doc["meta"] = result_meta(command="probe compare", seed=config.seed, config=cfg)
         doc["schema_version"] = doc["meta"].schema_version
         return ProbeCompareResult.model_validate(doc)
+
+    def headline(self, result: ProbeCompareResult) -> Finding | None:
+        """The equivalence verdict of the paired reward difference (None when skipped)."""
+        if result.paired_tasks is None or result.equivalence is None:
+            return None
+        iv = result.delta_ci90 or [None, None]
+        a, b = str(result.meta.config.get("a")), str(result.meta.config.get("b"))
+        tail = os.path.commonprefix([a[::-1], b[::-1]])[::-1]
+        a, b = a[: len(a) - len(tail)] or a, b[: len(b) - len(tail)] or b
+        return Finding(
+            name="probe.compare.delta",
+            verdict=result.equivalence,
+            value=result.delta,
+            interval=(iv[0], iv[1]),
+            level=0.90,
+            test="TOST on the paired difference",
+            n=result.paired_tasks,
+            subject=f"{b} − {a}",
+            details={"metric": "reward Δ"},
+        )
 
     def sections(self, result: ProbeCompareResult) -> list[Section]:
         """The comparison section, or nothing when the comparison was skipped."""

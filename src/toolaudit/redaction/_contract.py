@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
-from toolaudit.report import Section
+from toolaudit.report import Finding, Section
 
 DEMO_SCALE = 0.05
 
@@ -80,6 +80,49 @@ def controlled_model_identity(pipeline: object, *, scale: float, seed: int) -> s
     return f"sklearn:controlled-tcr-shortcut@scale={scale},seed={seed},sha256={digest}"
 
 
+def dependence_finding(
+    result: RedactionResults, *, target: str = "pdb_id", control: str = "peptide"
+) -> Finding | None:
+    """Does the frozen model depend on ``target``? Its ΔA = A_orig − A_redacted interval
+    must lie wholly above 0 (performance lost) while the ``control`` class's ΔA interval
+    reaches 0.
+
+    Verdicts: ``dependence`` (target drops, control holds), ``nonspecific_drop`` (both
+    drop), ``no_dependence`` (target's interval reaches 0); ``None`` when either variant
+    is missing.
+    """
+    rows = {v.name: v for v in result.variants}
+    t, c = rows.get(target), rows.get(control)
+    if t is None or c is None or t.delta is None:
+        return None
+
+    def drops(v: VariantRow) -> bool:
+        iv = v.delta_ci95 or [None, None]
+        return iv[0] is not None and iv[0] > 0
+
+    if not drops(t):
+        verdict = "no_dependence"
+    else:
+        verdict = "nonspecific_drop" if drops(c) else "dependence"
+    civ = c.delta_ci95 or [None, None]
+    versus = f"{control} ΔA {c.delta:.3f}" if c.delta is not None else f"{control} ΔA undefined"
+    if None not in civ:
+        versus += f" [{civ[0]:.3f}, {civ[1]:.3f}]"
+    tiv = t.delta_ci95 or [None, None]
+    return Finding(
+        name="redaction.dependence",
+        verdict=verdict,
+        value=t.delta,
+        interval=(tiv[0], tiv[1]),
+        level=0.95,
+        test="paired bootstrap of ΔA",
+        p_value=t.p_value,
+        subject=f"{target} redacted (AUROC {t.auroc:.3f})" if t.auroc is not None else target,
+        details={"metric": "ΔA", "versus": versus, "control_delta": c.delta,
+                 "control_delta_ci95": list(civ)},
+    )  # fmt: skip
+
+
 class RedactionAudit:
     """Token-class redaction with frozen-model re-evaluation."""
 
@@ -128,6 +171,10 @@ class RedactionAudit:
         doc = result_payload(result, classes, meta)
         doc["meta"] = meta_from_payload(doc["meta"])
         return RedactionResults.model_validate(doc)
+
+    def headline(self, result: RedactionResults) -> Finding | None:
+        """pdb_id vs the peptide control (:func:`dependence_finding`)."""
+        return dependence_finding(result)
 
     def sections(self, result: RedactionResults) -> list[Section]:
         """Tables 7 and 8, validity, the ΔA plot and the per-variant findings."""

@@ -2,6 +2,7 @@
 
 from toolaudit.report._document import (
     Figure,
+    Headline,
     Section,
     Table,
     figure_png,
@@ -18,6 +19,7 @@ from toolaudit.report._findings import (
     FallbackKind,
     Finding,
     ResultMeta,
+    headline_sentence,
     record_fallback,
 )
 from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
@@ -32,6 +34,8 @@ __all__ = [
     "record_fallback",
     "Figure",
     "clean_json",
+    "Headline",
+    "headline_sentence",
     "Section",
     "Table",
     "figure_png",

@@ -49,16 +49,30 @@ class Transcript:
     right: list[tuple[str, str]]
 
 
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """One verdict line of a report's first screen, linking to the section titled
+    ``target`` (no link when no section has that title)."""
+
+    text: str
+    target: str | None = None
+
+
 @dataclass(slots=True)
 class Section:
     """One audit's part of the report: text, tables and figures in order."""
 
     title: str
-    blocks: list[str | Table | Figure | Transcript] = field(default_factory=list)
+    blocks: list[str | Table | Figure | Transcript | Headline] = field(default_factory=list)
 
     def text(self, paragraph: str) -> Section:
         """Append a paragraph."""
         self.blocks.append(paragraph)
+        return self
+
+    def headline(self, text: str, *, target: str | None = None) -> Section:
+        """Append a verdict line linking to the section titled ``target``."""
+        self.blocks.append(Headline(text, target))
         return self
 
     def table(self, caption: str, header: list[str], rows: list[list[Any]]) -> Section:
@@ -156,11 +170,16 @@ def fmt(value: Any) -> str:
 def render_markdown(title: str, sections: list[Section]) -> str:
     """The report as Markdown (figures are referred to by caption only)."""
     out = [f"# {title}", ""]
-    for sec in sections:
-        out += [f"## {sec.title}", ""]
+    anchors = _anchors(sections)
+    for i, sec in enumerate(sections):
+        out += [f'<a id="s{i}"></a>', "", f"## {sec.title}", ""]
         for block in sec.blocks:
             if isinstance(block, str):
                 out += [md_text(block), ""]
+            elif isinstance(block, Headline):
+                text = md_text(block.text, cell=True)
+                anchor = anchors.get(block.target) if block.target else None
+                out += [f"- [{text}](#{anchor})" if anchor else f"- {text}", ""]
             elif isinstance(block, Table):
                 out += [f"**{md_text(block.caption, cell=True)}**", ""]
                 out.append("| " + " | ".join(md_text(h, cell=True) for h in block.header) + " |")
@@ -173,6 +192,14 @@ def render_markdown(title: str, sections: list[Section]) -> str:
             else:
                 out += [f"*Figure: {md_text(block.caption, cell=True)}* (see report.html)", ""]
     return "\n".join(out)
+
+
+def _anchors(sections: list[Section]) -> dict[str, str]:
+    """Section title -> anchor id (``s<index>`` of the first section with that title)."""
+    out: dict[str, str] = {}
+    for i, sec in enumerate(sections):
+        out.setdefault(sec.title, f"s{i}")
+    return out
 
 
 def _fence(text: str) -> str:
@@ -207,6 +234,8 @@ th{background:#eef2fa}td:first-child,th:first-child{text-align:left}
 caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 figure{margin:1em 0}figcaption{font-size:.9em;color:#555}img{max-width:100%}
 nav a{margin-right:1em}
+.verdict{margin:.25em 0;padding:.35em .6em;border-left:4px solid #2b5797;background:#f3f6fc}
+.verdict a{color:#1d2433;text-decoration:none}.verdict a:hover{text-decoration:underline}
 .tx{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 .tx pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fb;padding:.5em;
 font-size:.8em;margin:0}
@@ -229,11 +258,16 @@ def render_html(title: str, sections: list[Section]) -> str:
         + "".join(f"<a href='#s{i}'>{esc(s.title)}</a>" for i, s in enumerate(sections))
         + "</nav>",
     ]
+    anchors = _anchors(sections)
     for i, sec in enumerate(sections):
         parts.append(f"<h2 id='s{i}'>{esc(sec.title)}</h2>")
         for block in sec.blocks:
             if isinstance(block, str):
                 parts.append(f"<p>{esc(block)}</p>")
+            elif isinstance(block, Headline):
+                anchor = anchors.get(block.target) if block.target else None
+                inner = f"<a href='#{anchor}'>{esc(block.text)}</a>" if anchor else esc(block.text)
+                parts.append(f"<p class='verdict'>{inner}</p>")
             elif isinstance(block, Transcript):
                 parts.append(_transcript_html(block))
             elif isinstance(block, Table):

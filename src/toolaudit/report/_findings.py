@@ -76,6 +76,50 @@ class Finding(_Model):
         return lo > x or hi < x
 
 
+def _num(x: Any) -> str:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return "undefined" if x is None else str(x)
+    return f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def headline_sentence(title: str, finding: Finding | None, *, note: str | None = None) -> str:
+    """One first-screen verdict line for an audit, rendered from its headline finding.
+
+    ``None`` (the audit states no verdict at this size) gives a line saying so, with
+    ``note`` (e.g. the part's status and fallback count) appended.
+
+    Example:
+        >>> f = Finding(name="x", verdict="localized", value=0.64, interval=(0.6, 0.67),
+        ...             level=0.95, subject="tool 3", details={"metric": "AUROC"})
+        >>> headline_sentence("Leakage", f)
+        'Leakage: localized — tool 3: AUROC 0.640 [0.600, 0.670] (95% interval)'
+    """
+    if finding is None:
+        return f"{title}: no verdict stated at this size" + (f" ({note})" if note else "")
+    text = f"{title}: {finding.verdict}"
+    what = []
+    if finding.value is not None:
+        metric = str(finding.details.get("metric", "value"))
+        what.append(f"{metric} {_num(finding.value)}")
+        if finding.interval is not None and None not in finding.interval:
+            lo, hi = finding.interval
+            level = f" ({finding.level:.0%} interval)" if finding.level else ""
+            what[-1] += f" [{_num(lo)}, {_num(hi)}]{level}"
+    if finding.details.get("versus"):
+        what.append(f"vs {finding.details['versus']}")
+    if finding.p_value is not None:
+        what.append(f"{finding.test or 'test'} p = {finding.p_value:.3g}")
+    if finding.n is not None:
+        what.append(f"n = {finding.n}")
+    if finding.subject:
+        text += f" — {finding.subject}"
+        if what:
+            text += ":"
+    elif what:
+        text += " —"
+    return text + (" " + ", ".join(what) if what else "") + (f" ({note})" if note else "")
+
+
 class Fallback(_Model):
     """One substitution or relaxation made during a run; never silent.
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, result_meta
-from toolaudit.report import Fallback, Section, record_fallback
+from toolaudit.report import Fallback, Finding, Section, record_fallback
 from toolaudit.traces._demo import public_trace_paths
 from toolaudit.traces._inspect import inspect_path
 
@@ -98,6 +98,19 @@ class TracesAudit:
             fallbacks=fallbacks,
         )
         return TracesResult(schema_version=meta.schema_version, meta=meta, files=files)
+
+    def headline(self, result: TracesResult) -> Finding | None:
+        """The counts read: files, episodes and tool calls (None when no file was read)."""
+        if not result.files:
+            return None
+        episodes = sum(f.episodes for f in result.files)
+        calls = sum(f.tool_calls for f in result.files)
+        return Finding(
+            name="traces.counts",
+            verdict=f"{len(result.files)} files read",
+            subject=f"{episodes} episodes, {calls} tool calls",
+            details={"tool_calls": calls},
+        )
 
     def sections(self, result: TracesResult) -> list[Section]:
         """One table with every file's counts."""

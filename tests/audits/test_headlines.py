@@ -1,0 +1,139 @@
+"""Each audit's first-screen headline is computed from its result: change the finding and
+the verdict line changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolaudit.audits import ResultMeta, audit_headline, load_audit
+from toolaudit.report import headline_sentence
+
+
+def _meta(**config: Any) -> ResultMeta:
+    return ResultMeta(command="test", seed=0, config=config)
+
+
+def _line(name: str, doc: dict[str, Any]) -> str:
+    audit = load_audit(name)
+    result = audit.result_model.model_validate({"meta": _meta(**doc.pop("config", {})), **doc})
+    return headline_sentence(audit.title, audit_headline(audit, result))
+
+
+def _leakage(tool3: tuple[float, float, float], full: float) -> dict[str, Any]:
+    def row(scope: str, auroc: float, lo: float, hi: float) -> dict[str, Any]:
+        return {"scope": scope, "features": "char_wb_3_5", "auroc": auroc,
+                "ci95": [lo, hi], "by_group": {}}  # fmt: skip
+
+    return {
+        "scopes": [row("full", full, full - 0.05, full + 0.05), row("tool_3", *tool3),
+                   row("tool_1", 0.52, 0.45, 0.59)],
+        "provenance": {"features": [], "classes": []},
+        "prefix_lookup": None, "dilution": None, "partition": {}, "tools": ["tool_1", "tool_3"],
+    }  # fmt: skip
+
+
+def test_leakage_headline_follows_the_top_tool_interval() -> None:
+    out = _line("leakage", _leakage((0.70, 0.65, 0.75), 0.55))
+    within = _line("leakage", _leakage((0.60, 0.50, 0.70), 0.55))
+    assert "stands_out — tool_3: AUROC 0.700 [0.650, 0.750]" in out
+    assert "vs full trace 0.550" in out
+    assert "within — tool_3: AUROC 0.600" in within
+
+
+def test_leakage_headline_prefers_the_verdict_block() -> None:
+    doc = _leakage((0.70, 0.65, 0.75), 0.55)
+    doc["verdict"] = {"verdict": "localized", "tool": "thermompnn_ddg", "auroc": 0.64,
+                      "ci95": [0.6, 0.67]}  # fmt: skip
+    line = _line("leakage", doc)
+    assert "localized — thermompnn_ddg: AUROC 0.640 [0.600, 0.670]" in line
+    doc = _leakage((0.70, 0.65, 0.75), 0.55)
+    doc["verdict"] = {"verdict": "at_chance", "tool": "thermompnn_ddg", "auroc": 0.52}
+    assert "at_chance — thermompnn_ddg: AUROC 0.520" in _line("leakage", doc)
+
+
+def _variant(name: str, delta: float | None, ci: list[float | None] | None) -> dict[str, Any]:
+    return {
+        "name": name, "placeholder": None, "auroc": 0.9 - (delta or 0.0),
+        "ci95": [None, None], "delta": delta, "delta_ci95": ci, "p_value": None,
+        "by_group": {}, "by_group_delta": {}, "replacements": 0,
+        "replacements_by_location": {}, "rows_affected": 0, "distinct_values": 0,
+        "residuals": 0, "valid_rate": None, "option_mass": None,
+    }  # fmt: skip
+
+
+def _redaction(pdb: list[float], peptide: list[float]) -> dict[str, Any]:
+    return {
+        "variants": [_variant("original", None, None),
+                     _variant("pdb_id", pdb[0], pdb[1:]),
+                     _variant("peptide", peptide[0], peptide[1:])],
+        "calls": {}, "model": "m", "scoring": "s", "invalid_score": 0.0, "rows": 10,
+        "positives": 5, "groups": {}, "classes": [],
+    }  # fmt: skip
+
+
+def test_redaction_headline_reads_pdb_id_against_the_peptide_control() -> None:
+    # ΔA = A_orig − A_redacted: positive is performance lost.
+    dep = _line("redaction", _redaction([0.4, 0.3, 0.5], [0.0, -0.05, 0.05]))
+    both = _line("redaction", _redaction([0.4, 0.3, 0.5], [0.2, 0.1, 0.3]))
+    none = _line("redaction", _redaction([0.02, -0.06, 0.1], [0.0, -0.05, 0.05]))
+    assert ": dependence — pdb_id redacted" in dep
+    assert "ΔA 0.400 [0.300, 0.500]" in dep and "vs peptide ΔA 0.000" in dep
+    assert ": nonspecific_drop —" in both
+    assert ": no_dependence —" in none
+
+
+def _probe(rescored_ci: list[float], changed: float) -> dict[str, Any]:
+    cell = {"policy": "careful", "condition": "tool_rename", "vrg": 0.3,
+            "vrg_ci95": [0.2, 0.4], "vrg_rescored": sum(rescored_ci) / 2,
+            "vrg_rescored_ci95": rescored_ci, "behavior_changed_rate": changed, "n_pairs": 20}  # fmt: skip
+    return {"cells": [cell], "policies": [], "repeat_control": [], "findings": {},
+            "records": 0, "tasks": 0, "policies_run": [], "conditions": []}  # fmt: skip
+
+
+def test_probe_headline_is_the_careful_rename_attribution() -> None:
+    rule = _line("probe", _probe([-0.05, 0.05], 0.0))
+    unexplained = _line("probe", _probe([0.1, 0.3], 0.0))
+    behaviour = _line("probe", _probe([0.1, 0.3], 0.5))
+    assert ": scoring_rule — careful × tool_rename: gap 0.300 [0.200, 0.400]" in rule
+    assert "rescored gap 0.000 [-0.050, 0.050]; actions changed in 0% of pairs" in rule
+    assert ": unexplained —" in unexplained
+    assert ": behaviour —" in behaviour and "actions changed in 50% of pairs" in behaviour
+
+
+def test_probe_compare_headline_is_the_equivalence_verdict() -> None:
+    def doc(verdict: str, ci: list[float]) -> dict[str, Any]:
+        return {"config": {"a": "base__x.json", "b": "ft__x.json"}, "paired_tasks": 40,
+                "delta": sum(ci) / 2, "delta_ci90": ci, "equivalence": verdict}  # fmt: skip
+
+    eq = _line("probe_compare", doc("equivalent", [-0.05, 0.05]))
+    no = _line("probe_compare", doc("inconclusive", [-0.15, 0.15]))
+    assert ": equivalent — ft − base: reward Δ 0.000 [-0.050, 0.050] (90% interval)" in eq
+    assert ": inconclusive —" in no and "n = 40" in no
+    assert "no verdict stated" in _line("probe_compare", {})
+
+
+def test_faults_headline_counts_s0_rises_with_the_sign_test() -> None:
+    def doc(up: int, p: float) -> dict[str, Any]:
+        cell = {"arm": "failed", "k": 0, "n": 10, "n_ds0_pos": up, "p_sign_ds0": p}
+        return {"rows": [], "skipped": [], "counts": {}, "summary": {"cells": [cell]}}
+
+    rises = _line("faults", doc(9, 0.02))
+    flat = _line("faults", doc(5, 1.0))
+    assert ": s0_rises — failed tool return, step 0:" in rises
+    assert "0.900" in rises and "p = 0.02" in rises and "n = 10" in rises
+    assert ": no_clear_rise —" in flat and "0.500" in flat
+
+
+def test_traces_headline_counts_files_episodes_and_calls() -> None:
+    def f(episodes: int) -> dict[str, Any]:
+        return {"format": "tau2", "path": "p", "episodes": episodes, "tasks": 1,
+                "tool_calls": 3, "tool_results": 3, "mean_reward": None}  # fmt: skip
+
+    assert "2 files read — 5 episodes, 6 tool calls" in _line("traces", {"files": [f(2), f(3)]})
+    assert "1 files read — 7 episodes" in _line("traces", {"files": [f(7)]})
+
+
+def test_an_audit_without_headline_states_no_verdict() -> None:
+    line = headline_sentence("Datasets", None, note="0 fallbacks")
+    assert line == "Datasets: no verdict stated at this size (0 fallbacks)"
+    assert audit_headline(load_audit("datasets"), None) is None  # type: ignore[arg-type]
