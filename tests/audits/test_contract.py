@@ -160,19 +160,22 @@ def test_demo_without_data_records_fallbacks_everywhere(
 
 
 def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:
-    from toolaudit.faults import FaultsConfig
-    from toolaudit.faults._contract import FaultsAuditConfig
+    from toolaudit.faults._run import build_payload, resolve_domain
 
     audit = load_audit("faults")
-    # tasks=0: the source is loaded (and the stand-in chosen) but no model is needed.
-    config = FaultsAuditConfig(run=FaultsConfig(tasks=0, arms=("clean", "failed"), k_max=0))
-    result = audit.run(config, out_dir=tmp_path)
-    (fb,) = result.meta.fallbacks
-    assert (fb.kind, fb.what, fb.count) == ("stand_in_data", "faults.domain", 0)
-    assert "4-task mini domain" in fb.detail
+    config = audit.demo_config(seed=0, data_root=None)
+    assert config.run.domain == "mini"  # asked for explicitly, never silently
+    domain, fallbacks = resolve_domain(config.run)
+    (fb,) = fallbacks
+    assert (fb.kind, fb.what) == ("stand_in_data", "faults.domain")
+    assert "mini" in fb.detail and len(domain.tasks) == 4
+    census = {"tasks": 4, "qualifying": [], "dropped": [], "site_dropouts": {}}
+    payload = build_payload([], config.run.as_dict(), census, fallbacks=fallbacks)
+    payload["schema_version"] = 1
+    result = audit.result_model.model_validate(payload)
     write_result(result, tmp_path)
     again = load_result(tmp_path / "faults.json", audit.result_model)
-    assert again.meta.fallbacks == [fb]
+    assert [f.model_dump() for f in again.meta.fallbacks] == [fb.model_dump()]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,16 @@ ESC = "\x1b"
 LINK = "[link=http://evil.example]click[/link]"
 MARKUP = "get_[/x]"
 RED = f"{ESC}[31mred{ESC}[0m"
-NO_MODEL = "/nonexistent/toolaudit-model"  # any case that would load a model stops here
+NO_MODEL = "hf:/nonexistent/toolaudit-model"  # any case that would load a model stops here
+
+
+def _code(argv: list[str]) -> int:
+    """The exit code of ``toolaudit ARGV`` run in-process (a usage error found while
+    parsing options leaves ``main`` as ``SystemExit(2)``)."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
 
 
 class F:
@@ -423,7 +432,7 @@ def test_unexpected_exception_is_one_line_exit_1_with_pointer_to_v(
         raise RuntimeError("kaboom\nsecond line \x1b[31m")
 
     monkeypatch.setattr(datasets_cli, "_list", boom)
-    assert main(["datasets", "list"]) == 1
+    assert _code(["datasets", "list"]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "RuntimeError: kaboom" in err and "second line \\x1b[31m" in err and "-v" in err
@@ -446,8 +455,8 @@ def test_traces_convert_never_leaves_a_partial_file(
 ) -> None:
     target = tmp_path / "conv"
     target.mkdir()
-    assert main(["traces", "convert", s(f.truncated), "--out", s(target / "x.jsonl")]) == 2
-    assert main(["traces", "convert", s(f.small), "--out", s(target)]) == 2
+    assert _code(["traces", "convert", s(f.truncated), "--out", s(target / "x.jsonl")]) == 2
+    assert _code(["traces", "convert", s(f.small), "--out", s(target)]) == 2
     assert list(target.iterdir()) == []
     capsys.readouterr()
 
@@ -464,7 +473,7 @@ def test_verbose_logs_the_traceback_of_an_unexpected_exception(
 
     monkeypatch.setattr(datasets_cli, "_list", boom)
     with caplog.at_level("DEBUG", logger="toolaudit"):
-        assert main(["-v", "datasets", "list"]) == 1
+        assert _code(["-v", "datasets", "list"]) == 1
     record = next(r for r in caplog.records if r.exc_info)
     assert record.exc_info[0] is ZeroDivisionError
     assert "ZeroDivisionError: deep inside" in capsys.readouterr().err
@@ -474,7 +483,7 @@ def test_output_option_refused_before_anything_is_written(
     f: F, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = sorted(os.listdir(f.root))
-    assert main(["traces", "convert", s(f.small), "--out", s(f.folder)]) == 2
+    assert _code(["traces", "convert", s(f.small), "--out", s(f.folder)]) == 2
     assert sorted(os.listdir(f.root)) == before and not any(f.folder.iterdir())
     capsys.readouterr()
 
@@ -483,7 +492,7 @@ def test_hostile_tool_names_reach_reports_as_text(
     f: F, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "leak"
-    assert main(["leakage", s(f.hostile), "--out", s(out), *LEAK]) == 0
+    assert _code(["leakage", s(f.hostile), "--out", s(out), *LEAK]) == 0
     capsys.readouterr()
     md = (out / "report.md").read_text(encoding="utf-8")
     page = (out / "report.html").read_text(encoding="utf-8")

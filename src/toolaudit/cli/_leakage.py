@@ -204,13 +204,16 @@ def run(args: argparse.Namespace) -> int:
     cfg = _config(args)
     mapping = load_mapping(args)
     examples: list[Any] = []
-    formats = set()
+    formats: set[str] = set()
     for path in args.data:
         if not path.exists():
             raise DataError(f"{path}: no such file")
         if path.is_dir():
             raise DataError(f"{path}: is a directory, not a data file")
-        formats.add(detect_format(path))
+        if mapping is None:
+            formats.add(detect_format(path))
+        else:  # a mapped file: labels come from rewards when the mapping makes Episodes
+            formats.add("mapped-episodes" if mapping.kind == "episodes" else "mapped")
         # keep only what the audit reads: prompts and message copies can be large
         examples.extend(
             Example.model_construct(

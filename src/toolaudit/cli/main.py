@@ -302,8 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("toolaudit: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except SystemExit:  # --help, --version, or a one-line usage error (exit 2)
-        raise
+    except SystemExit as exc:  # --help, --version, or a one-line usage error (exit 2)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback only with -v
         if verbose:
             logger.exception("unexpected error")
