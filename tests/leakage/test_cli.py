@@ -94,7 +94,9 @@ def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):
     assert doc["data"]["label_source"] == "reward"
     assert any(f["what"] == "leakage.dilution.features" for f in doc["meta"]["fallbacks"])
     report = (out / "report.md").read_text()
-    assert report.split("\n\n")[2].startswith("Verdict: ")
+    paragraphs = report.split("\n\n")
+    header = next(i for i, p in enumerate(paragraphs) if p.startswith("## "))
+    assert paragraphs[header + 1].startswith("Verdict: ")  # the section's first sentence
     assert "episode's own reward" in report
 
 
