@@ -18,6 +18,7 @@ from toolaudit.audits import (
     AUDITS,
     Audit,
     AuditResult,
+    Registration,
     dump_result,
     load_audit,
     load_result,
@@ -27,7 +28,7 @@ from toolaudit.audits import (
     write_result,
 )
 from toolaudit.cli._demo import DemoResult
-from toolaudit.cli.main import main
+from toolaudit.cli.main import commands, main
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.report import Fallback, Section, record_fallback
 
@@ -218,7 +219,7 @@ TOY_AUDIT = ToyAudit()
 def test_adding_an_audit_is_one_registry_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(AUDITS, "toy", f"{__name__}:TOY_AUDIT")
+    monkeypatch.setitem(AUDITS, "toy", Registration(f"{__name__}:TOY_AUDIT"))
     assert main(["demo", "--out", str(tmp_path), "--only", "toy"]) == 0
     assert load_result(tmp_path / "toy.json", ToyResult).words == 3
     report = (tmp_path / "report.md").read_text()
@@ -228,6 +229,26 @@ def test_adding_an_audit_is_one_registry_line(
     assert [(p.part, p.results_file, len(p.fallbacks)) for p in demo.parts] == [
         ("toy", "toy.json", 1)
     ]
+
+
+def test_a_new_registry_line_is_a_cli_subcommand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(AUDITS, "toy", Registration(f"{__name__}:TOY_AUDIT"))
+    assert list(commands())[-2:] == ["toy", "demo"]  # the tools stay last
+    assert main(["toy", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "Toy audit" in help_text and "Example:\n  toolaudit toy --out toy-out" in help_text
+    out = tmp_path / "cli"
+    assert main(["toy", "--out", str(out), "--seed", "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == json.loads((out / "toy.json").read_text())
+    assert doc["words"] == 3 and doc["meta"]["seed"] == 4
+    assert "Fallback [simulated_component] toy.text" in (out / "report.md").read_text()
+    assert main(["toy", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("Toy audit: no verdict stated at this size\n")
+    assert main(["toy", "--out", str(out), "--seed", "-1"]) == 2  # the shared validators
+    assert main(["-q", "toy"]) == 2 and "--out" in capsys.readouterr().err
 
 
 def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out: Path) -> None:

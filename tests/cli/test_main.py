@@ -1,7 +1,10 @@
 import subprocess
 import sys
 
-from toolaudit.cli.main import COMMANDS, build_parser, main
+import pytest
+
+from toolaudit.audits import AUDITS, Registration, audit_commands
+from toolaudit.cli.main import TOOL_COMMANDS, _walk, build_parser, commands, main
 
 
 def test_main_without_command_prints_help_and_exits_2(capsys):
@@ -13,17 +16,34 @@ def _subcommands(parser):
     return next(a for a in parser._actions if a.dest == "command").choices
 
 
+def _check_every_command_has_help_with_example(parser) -> None:
+    sub = _subcommands(parser)
+    assert list(sub) == list(commands())  # a missing subcommand module fails here
+    for path, p in [(name, p) for name, p in sub.items()] + _walk(parser):
+        assert "Example" in (p.epilog or "") or p._subparsers is not None, path
+        assert p.format_help().startswith(f"usage: {p.prog}"), path  # --help renders
+
+
 def test_every_registered_command_has_help_with_example():
-    sub = _subcommands(build_parser())
-    assert set(sub) == set(COMMANDS)  # a missing subcommand module fails here
-    for name, p in sub.items():
-        assert "Example" in (p.epilog or "") or p._subparsers is not None, name
+    _check_every_command_has_help_with_example(build_parser())
 
 
-def test_a_missing_subcommand_module_is_caught(monkeypatch, caplog):
-    monkeypatch.setitem(COMMANDS, "gone", "toolaudit.cli._gone")
-    assert set(_subcommands(build_parser())) != set(COMMANDS)
+def test_commands_follow_the_audit_registry_in_help_order():
+    assert list(commands()) == [
+        "traces", "datasets", "leakage", "redact", "models", "probe", "faults", "demo"
+    ]  # fmt: skip
+    assert set(commands()) == {*audit_commands(), *TOOL_COMMANDS}
+
+
+def test_a_missing_subcommand_module_fails_the_example_check(monkeypatch, caplog):
+    # A registry line whose subcommand module is missing: the parser is built without it
+    # (with a warning), and the check above fails.
+    monkeypatch.setitem(AUDITS, "gone", Registration("toolaudit.traces:TRACES_AUDIT", "gone"))
+    parser = build_parser()
+    assert "gone" not in _subcommands(parser) and "gone" in commands()
     assert "toolaudit.cli._gone is missing" in caplog.text
+    with pytest.raises(AssertionError):
+        _check_every_command_has_help_with_example(parser)
 
 
 def test_console_script_runs_as_module():

@@ -21,7 +21,13 @@ from toolaudit.audits._io import (
     result_meta,
     write_result,
 )
-from toolaudit.audits._registry import AUDITS, audit_names, load_audit
+from toolaudit.audits._registry import (
+    AUDITS,
+    Registration,
+    audit_commands,
+    audit_names,
+    load_audit,
+)
 from toolaudit.audits._run import load_results, run_audit
 from toolaudit.report import Fallback, Finding, ResultMeta
 
@@ -33,7 +39,9 @@ __all__ = [
     "Fallback",
     "Finding",
     "ProgressFn",
+    "Registration",
     "ResultMeta",
+    "audit_commands",
     "audit_headline",
     "audit_names",
     "audit_sections",

@@ -1,32 +1,70 @@
-"""The one registry of audits: name -> ``"module:attribute"``, imported lazily.
+"""The one registry of audits: name -> :class:`Registration` (where the audit object is,
+and the CLI subcommand that runs it), imported lazily.
 
 Adding an audit is one package that exposes an :class:`~toolaudit.audits.Audit` object
-and one line here. ``toolaudit demo`` and the report run the audits in this order.
+and one line here. ``toolaudit demo`` and the report run the audits in this order, and
+``toolaudit``'s subcommands are built from it (see :func:`audit_commands`).
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any
 
 from toolaudit.audits._contract import Audit
 from toolaudit.errors import ConfigError
 
-# Registry name -> public "module:attribute" of the audit object, in report order.
-AUDITS: dict[str, str] = {
-    "traces": "toolaudit.traces:TRACES_AUDIT",
-    "datasets": "toolaudit.datasets:DATASETS_AUDIT",
-    "leakage": "toolaudit.leakage:LEAKAGE_AUDIT",
-    "redaction": "toolaudit.redaction:REDACTION_AUDIT",
-    "probe": "toolaudit.probes:PROBE_AUDIT",
-    "probe_compare": "toolaudit.probes:PROBE_COMPARE_AUDIT",
-    "faults": "toolaudit.faults:FAULTS_AUDIT",
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """One line of the registry.
+
+    Attributes:
+        target: the public ``"module:attribute"`` of the audit object.
+        command: the ``toolaudit`` subcommand that runs the audit, with options of its
+            own: the CLI builds it with ``register(subparsers)`` of its module of the same
+            name (``redact`` -> ``toolaudit.cli._redact``). Audits may share one
+            (``probe`` runs both probe audits). ``None``: the audit gets the generic
+            subcommand ``toolaudit NAME --out DIR [--seed N] [--data-root DIR] [--json]``,
+            which runs its demo configuration; an audit needs no CLI code of its own.
+    """
+
+    target: str
+    command: str | None = None
+
+
+# Registry name -> where the audit object is and its subcommand, in report order.
+AUDITS: dict[str, Registration] = {
+    "traces": Registration("toolaudit.traces:TRACES_AUDIT", command="traces"),
+    "datasets": Registration("toolaudit.datasets:DATASETS_AUDIT", command="datasets"),
+    "leakage": Registration("toolaudit.leakage:LEAKAGE_AUDIT", command="leakage"),
+    "redaction": Registration("toolaudit.redaction:REDACTION_AUDIT", command="redact"),
+    "probe": Registration("toolaudit.probes:PROBE_AUDIT", command="probe"),
+    "probe_compare": Registration("toolaudit.probes:PROBE_COMPARE_AUDIT", command="probe"),
+    "faults": Registration("toolaudit.faults:FAULTS_AUDIT", command="faults"),
 }
 
 
 def audit_names() -> list[str]:
     """The registered audit names, in report order."""
     return list(AUDITS)
+
+
+def audit_commands() -> dict[str, str | None]:
+    """The ``toolaudit`` subcommand of every registered audit, in registry order, each
+    once: subcommand -> the registry name of the audit that gets the generic subcommand,
+    or ``None`` for a subcommand with its own CLI module (``Registration.command``).
+
+    >>> list(audit_commands())
+    ['traces', 'datasets', 'leakage', 'redact', 'probe', 'faults']
+    >>> audit_commands()["redact"] is None  # the redact subcommand has a module of its own
+    True
+    """
+    out: dict[str, str | None] = {}
+    for name, line in AUDITS.items():
+        out.setdefault(line.command or name, None if line.command else name)
+    return out
 
 
 def load_audit(name: str) -> Audit[Any, Any]:
@@ -36,7 +74,7 @@ def load_audit(name: str) -> Audit[Any, Any]:
     'datasets.json'
     """
     try:
-        target = AUDITS[name]
+        target = AUDITS[name].target
     except KeyError:
         raise ConfigError.invalid("audit", list(AUDITS), name) from None
     module_name, _, attr = target.partition(":")

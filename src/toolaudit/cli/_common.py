@@ -203,7 +203,8 @@ def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCall
 def add_fail_on(parser: argparse.ArgumentParser, findings: Mapping[str, str]) -> None:
     """The ``--fail-on FINDING`` option (repeatable): exit code 3 when a named finding is
     present in the results. ``findings`` maps each name to what it means (for --help)."""
-    explained = "; ".join(f"{k}: {v}" for k, v in findings.items())
+    # argparse %-formats help texts: a literal % (as in "90% interval") is written %%
+    explained = "; ".join(f"{k}: {v}" for k, v in findings.items()).replace("%", "%%")
     parser.add_argument(
         "--fail-on",
         action="append",

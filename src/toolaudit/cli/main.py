@@ -1,7 +1,10 @@
 """The ``toolaudit`` command: a thin layer over the library's audit functions.
 
-Each subcommand lives in its own module with a ``register(subparsers)`` function; the
-table below is the whole dispatch. The common options (``-v``, ``-q``, ``--log-level``,
+The subcommands come from the one registry of audits (``toolaudit.audits.AUDITS``): an
+audit whose registry line names a ``command`` is added by ``register(subparsers)`` of the
+module ``toolaudit.cli._<command>``; one without gets the generic ``toolaudit NAME --out
+DIR`` (``toolaudit.cli._audit``). The tools that are not audits (``models``, ``demo``)
+are listed in ``TOOL_COMMANDS``; :func:`commands` is the whole dispatch. The common options (``-v``, ``-q``, ``--log-level``,
 ``--config``) are accepted before or after any subcommand. Bad options and errors that
 toolaudit raises on purpose are printed as one line (no traceback) with exit code 2;
 anything else is a bug, printed as one line with exit code 1 (``-v`` logs the
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolaudit import __version__
+from toolaudit.audits import audit_commands
 from toolaudit.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_CODES_HELP,
@@ -32,17 +36,28 @@ from toolaudit.report import visible
 
 logger = logging.getLogger("toolaudit.cli")
 
-# Subcommand name -> module that registers it. Modules import heavy dependencies lazily.
-COMMANDS: dict[str, str] = {
-    "traces": "toolaudit.cli._traces",
-    "datasets": "toolaudit.cli._datasets",
-    "leakage": "toolaudit.cli._leakage",
-    "redact": "toolaudit.cli._redact",
-    "models": "toolaudit.cli._models",
-    "probe": "toolaudit.cli._probe",
-    "faults": "toolaudit.cli._faults",
-    "demo": "toolaudit.cli._demo",
-}
+# Subcommands that are not audits (each has its module toolaudit.cli._<name>) -> the
+# command it is listed after in --help (None: last), keeping the order users know.
+TOOL_COMMANDS: dict[str, str | None] = {"models": "redact", "demo": None}
+_MODULE_PREFIX = "toolaudit.cli._"
+
+
+def commands() -> dict[str, str]:
+    """Every subcommand -> the module that adds it, in --help order: the registered
+    audits' subcommands (registry order, each once), with the tools of ``TOOL_COMMANDS``
+    placed after theirs. Generic audit subcommands map to ``toolaudit.cli._audit``.
+
+    >>> list(commands())
+    ['traces', 'datasets', 'leakage', 'redact', 'models', 'probe', 'faults', 'demo']
+    """
+    out: dict[str, str] = {}
+    for command, generic in audit_commands().items():
+        out[command] = _MODULE_PREFIX + ("audit" if generic else command)
+        out |= {t: _MODULE_PREFIX + t for t, after in TOOL_COMMANDS.items() if after == command}
+    for tool in TOOL_COMMANDS:  # after None, or after a command no longer registered
+        out.setdefault(tool, _MODULE_PREFIX + tool)
+    return out
+
 
 # Every command group's --help ends with an example (groups that set none get this one).
 GROUP_EXAMPLES: dict[str, str] = {
@@ -141,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolaudit {__version__}")
     _common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMANDS.values():
+    generic = audit_commands()
+    for command, module_name in commands().items():
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -149,7 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
                 logging.getLogger(__name__).warning("subcommand module %s is missing", module_name)
                 continue
             raise
-        module.register(sub)
+        audit = generic.get(command)
+        if audit is not None:
+            module.register_audit(sub, audit)
+        else:
+            module.register(sub)
     for path, child in _walk(parser):
         _common_options(child, top=False)
         if path in GROUP_EXAMPLES and not child.epilog:
