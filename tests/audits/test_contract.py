@@ -251,6 +251,23 @@ def test_a_new_registry_line_is_a_cli_subcommand(
     assert main(["-q", "toy"]) == 2 and "--out" in capsys.readouterr().err
 
 
+def test_from_payload_adds_only_new_fallbacks_and_writes_only_the_keys_given(
+    tmp_path: Path,
+) -> None:
+    old = Fallback(kind="skipped_part", what="toy.part", detail="no data")
+    meta = {"command": "toy", "seed": 1, "config": {"n": 2}, "fallbacks": [old.model_dump()]}
+    payload = {"words": 2, "meta": meta}
+    cut = Fallback(kind="truncation", what="toy.text", detail="cut", count=3)
+    result = ToyResult.from_payload(payload, [old, cut])
+    assert [(f.what, f.count) for f in result.meta.fallbacks] == [("toy.part", None),
+                                                                  ("toy.text", 3)]  # fmt: skip
+    assert payload["meta"] is meta  # the payload is left as it was
+    path = write_result(result, tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert set(doc) == {"meta", "schema_version", "words"} and doc["schema_version"] == 1
+    assert ToyResult.new(result.meta, words=2) == result == load_result(path, ToyResult)
+
+
 def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out: Path) -> None:
     from toolaudit.redaction import classes_from_leakage
     from toolaudit.tokens import RegexSource, TokenClass

@@ -10,14 +10,15 @@ from toolaudit.audits._contract import (
     AuditResult,
     HasHeadline,
     ProgressFn,
+    ResultRecord,
     audit_headline,
     audit_sections,
+    meta_from_payload,
     results_path,
 )
 from toolaudit.audits._io import (
     dump_result,
     load_result,
-    meta_from_payload,
     result_meta,
     write_result,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "Finding",
     "ProgressFn",
     "Registration",
+    "ResultRecord",
     "ResultMeta",
     "audit_commands",
     "audit_headline",

@@ -15,9 +15,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -45,6 +45,56 @@ class AuditResult(BaseModel):
     def fallbacks(self) -> list[Fallback]:
         """Every substitution or relaxation this run made (``meta.fallbacks``)."""
         return list(self.meta.fallbacks)
+
+    @classmethod
+    def new(cls, meta: ResultMeta, /, **fields: Any) -> Self:
+        """A result with ``meta``, its ``schema_version``, and ``fields`` (one per
+        top-level key, validated; only the keys given are written to the file).
+
+        >>> r = AuditResult.new(ResultMeta(command="x", seed=0), note="n")
+        >>> r.schema_version, sorted(r.model_fields_set)
+        (1, ['meta', 'note', 'schema_version'])
+        """
+        return cls.model_validate({**fields, "meta": meta, "schema_version": meta.schema_version})
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any], extra: Sequence[Fallback] = ()) -> Self:
+        """A result from a payload dict whose ``meta`` is a plain dict (``run_metadata``
+        output of an older writer), with ``extra`` fallbacks added to it
+        (:func:`meta_from_payload`)."""
+        fields = {k: v for k, v in payload.items() if k != "meta"}
+        return cls.new(meta_from_payload(payload["meta"], extra), **fields)
+
+
+def meta_from_payload(meta: dict[str, Any], extra: Sequence[Fallback] = ()) -> ResultMeta:
+    """A ``ResultMeta`` from an audit's own ``meta`` dict (``run_metadata`` output, with or
+    without ``fallbacks``), plus ``extra`` fallbacks not already recorded there
+    (same kind and component)."""
+    fallbacks = [Fallback.model_validate(f) for f in meta.get("fallbacks") or []]
+    seen = {(f.kind, f.what) for f in fallbacks}
+    fallbacks += [f for f in extra if (f.kind, f.what) not in seen]
+    return ResultMeta(
+        schema_version=int(meta.get("schema_version", RESULTS_SCHEMA_VERSION)),
+        command=str(meta.get("command", "")),
+        seed=meta.get("seed"),
+        config=dict(meta.get("config") or {}),
+        versions=dict(meta.get("versions") or {}),
+        fallbacks=fallbacks,
+    )
+
+
+class ResultRecord(BaseModel):
+    """Base of a record inside a results file (a row, a part, a summary): the stable keys
+    are typed fields of the subclass, and keys added later load as extras, as in
+    :class:`AuditResult`.
+
+    >>> class Row(ResultRecord):
+    ...     task: str
+    >>> Row.model_validate({"task": "t1", "later": 2}).model_dump()
+    {'task': 't1', 'later': 2}
+    """
+
+    model_config = ConfigDict(extra="allow")
 
 
 ConfigT = TypeVar("ConfigT")

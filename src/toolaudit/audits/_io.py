@@ -8,7 +8,6 @@ run with the same seed writes the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,23 +37,6 @@ def result_meta(
         config=config,
         versions=_package_versions(),
         fallbacks=list(fallbacks or []),
-    )
-
-
-def meta_from_payload(meta: dict[str, Any], extra: Sequence[Fallback] = ()) -> ResultMeta:
-    """A ``ResultMeta`` from an audit's own ``meta`` dict (``run_metadata`` output, with or
-    without ``fallbacks``), plus ``extra`` fallbacks not already recorded there
-    (same kind and component)."""
-    fallbacks = [Fallback.model_validate(f) for f in meta.get("fallbacks") or []]
-    seen = {(f.kind, f.what) for f in fallbacks}
-    fallbacks += [f for f in extra if (f.kind, f.what) not in seen]
-    return ResultMeta(
-        schema_version=int(meta.get("schema_version", RESULTS_SCHEMA_VERSION)),
-        command=str(meta.get("command", "")),
-        seed=meta.get("seed"),
-        config=dict(meta.get("config") or {}),
-        versions=dict(meta.get("versions") or {}),
-        fallbacks=fallbacks,
     )
 
 

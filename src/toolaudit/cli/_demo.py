@@ -15,13 +15,12 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
 from toolaudit.audits import (
     AUDITS,
     AuditResult,
     Fallback,
     Finding,
+    ResultRecord,
     audit_headline,
     audit_sections,
     load_audit,
@@ -36,10 +35,8 @@ from toolaudit.report import Section, headline_sentence, write_report
 logger = logging.getLogger(__name__)
 
 
-class DemoPart(BaseModel):
+class DemoPart(ResultRecord):
     """One part of the demo: its status, results file and fallbacks."""
-
-    model_config = ConfigDict(extra="allow")
 
     part: str
     status: str
@@ -183,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         config={"data_root": bool(data_root), "only": wanted},
         fallbacks=[f for p in parts for f in p.fallbacks],
     )
-    write_result(DemoResult(schema_version=meta.schema_version, meta=meta, parts=parts), out)
+    write_result(DemoResult.new(meta, parts=parts), out)
     overview = _overview(data_root, args.seed, parts, timings)
     first = _first_screen(parts, targets)
     path = write_report(out, "toolaudit demo report", [first, overview, *sections])

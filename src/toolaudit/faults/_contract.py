@@ -7,9 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
-from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
+from toolaudit.audits import AuditResult, ProgressFn, ResultRecord
 from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
 from toolaudit.report import Finding, Section
 
@@ -25,10 +23,8 @@ class FaultsAuditConfig:
     run: FaultsConfig = field(default_factory=FaultsConfig)
 
 
-class FaultRow(BaseModel):
+class FaultRow(ResultRecord):
     """One reading (task, arm, step k); DESIGN.md keys typed, the rest loose."""
-
-    model_config = ConfigDict(extra="allow")
 
     task: str
     arm: str
@@ -87,9 +83,7 @@ class FaultsAudit:
         """Run (or resume) into ``out_dir/faults_run``; the stand-in mini domain is a
         fallback recorded by the run itself."""
         payload = run_faults(Path(out_dir) / "faults_run", config=config.run, progress=progress)
-        payload["meta"] = meta_from_payload(payload["meta"], [])
-        payload["schema_version"] = payload["meta"].schema_version
-        return FaultsResult.model_validate(payload)
+        return FaultsResult.from_payload(payload)
 
     def headline(self, result: FaultsResult) -> Finding | None:
         """The failed arm at step 0: how many paired tasks' S0 rose over the clean run,

@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
-from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload, result_meta
+from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
@@ -31,10 +29,8 @@ class ProbeConfig:
     seed: int = 0
 
 
-class ProbeCell(BaseModel):
+class ProbeCell(ResultRecord):
     """One (policy, condition) cell; the DESIGN.md metrics are typed, the rest loose."""
-
-    model_config = ConfigDict(extra="allow")
 
     policy: str
     condition: str
@@ -96,9 +92,7 @@ class ProbeAudit:
                     "study's records were audited",
                 ),
             )
-        doc["meta"] = meta_from_payload(doc["meta"], extra)
-        doc["schema_version"] = doc["meta"].schema_version
-        return ProbeResult.model_validate(doc)
+        return ProbeResult.from_payload(doc, extra)
 
     def headline(self, result: ProbeResult) -> Finding | None:
         """Who caused the careful agent's tool_rename gap: its attribution (the gap vs
@@ -180,11 +174,10 @@ class ProbeCompareAudit:
             )
             meta = result_meta(command="probe compare", seed=config.seed, config=cfg,
                                fallbacks=fallbacks)  # fmt: skip
-            return ProbeCompareResult(schema_version=meta.schema_version, meta=meta)
+            return ProbeCompareResult.new(meta)
         doc = compare_files(sim / a, sim / b, seed=config.seed)
-        doc["meta"] = result_meta(command="probe compare", seed=config.seed, config=cfg)
-        doc["schema_version"] = doc["meta"].schema_version
-        return ProbeCompareResult.model_validate(doc)
+        meta = result_meta(command="probe compare", seed=config.seed, config=cfg)
+        return ProbeCompareResult.new(meta, **doc)
 
     def headline(self, result: ProbeCompareResult) -> Finding | None:
         """The equivalence verdict of the paired reward difference (None when skipped)."""

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from toolaudit.audits import AuditResult, ProgressFn, meta_from_payload
+from toolaudit.audits import AuditResult, ProgressFn
 from toolaudit.report import Finding, Section
 
 DEMO_SCALE = 0.05
@@ -41,8 +41,6 @@ class VariantRow(BaseModel):
 class RedactionResults(AuditResult):
     """``redaction.json``: variants on the same rows, model calls, the classes applied and
     the residual check (``residuals`` counts recorded values found again by substring)."""
-
-    model_config = ConfigDict(extra="allow")
 
     results_file: ClassVar[str] = "redaction.json"
 
@@ -169,8 +167,7 @@ class RedactionAudit:
         )  # fmt: skip
         write_outputs(Path(out_dir), result, classes, meta, scores_name="redaction_scores.jsonl")
         doc = result_payload(result, classes, meta)
-        doc["meta"] = meta_from_payload(doc["meta"])
-        return RedactionResults.model_validate(doc)
+        return RedactionResults.from_payload(doc)
 
     def headline(self, result: RedactionResults) -> Finding | None:
         """pdb_id vs the peptide control (:func:`dependence_finding`)."""

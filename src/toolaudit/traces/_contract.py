@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
-from toolaudit.audits import AuditResult, ProgressFn, result_meta
+from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 from toolaudit.traces._demo import public_trace_paths
 from toolaudit.traces._inspect import inspect_path
@@ -27,10 +25,8 @@ class TracesConfig:
     seed: int = 0
 
 
-class TraceFileSummary(BaseModel):
+class TraceFileSummary(ResultRecord):
     """One file's counts (the stable keys of ``traces inspect --json`` plus extras)."""
-
-    model_config = ConfigDict(extra="allow")
 
     format: str
     path: str
@@ -97,7 +93,7 @@ class TracesAudit:
             config={"files": [f.path for f in files]},
             fallbacks=fallbacks,
         )
-        return TracesResult(schema_version=meta.schema_version, meta=meta, files=files)
+        return TracesResult.new(meta, files=files)
 
     def headline(self, result: TracesResult) -> Finding | None:
         """The counts read: files, episodes and tool calls (None when no file was read)."""
