@@ -4,11 +4,12 @@ The subcommands come from the one registry of audits (``toolaudit.audits.AUDITS`
 audit whose registry line names a ``command`` is added by ``register(subparsers)`` of the
 module ``toolaudit.cli._<command>``; one without gets the generic ``toolaudit NAME --out
 DIR`` (``toolaudit.cli._audit``). The tools that are not audits (``models``, ``demo``)
-are listed in ``TOOL_COMMANDS``; :func:`commands` is the whole dispatch. The common options (``-v``, ``-q``, ``--log-level``,
-``--config``) are accepted before or after any subcommand. Bad options and errors that
-toolaudit raises on purpose are printed as one line (no traceback) with exit code 2;
-anything else is a bug, printed as one line with exit code 1 (``-v`` logs the
-traceback). See ``toolaudit.cli._common`` for every exit code.
+are listed in ``TOOL_COMMANDS``; :func:`commands` is the whole dispatch. The common
+options (``-v``, ``-q``, ``--log-level``, ``--config``) are accepted before or after any
+subcommand. Bad options and errors that toolaudit raises on purpose are printed as one
+line (no traceback) with exit code 2; anything else is a bug, printed as one line with
+exit code 1 (``-v`` logs the traceback). See ``toolaudit.cli._common`` for every exit
+code.
 """
 
 from __future__ import annotations
