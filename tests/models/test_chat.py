@@ -95,6 +95,27 @@ def test_qwen_greedy_reply_is_a_parsed_tool_call(qwen):
     assert qwen.generate(ASK, TOOLS, max_tokens=48) == gen
 
 
+def test_qwen_next_turn_generates_from_the_cached_conversation(qwen):
+    # The second turn's prompt begins with the first turn's prompt and reply: only the
+    # new tokens run before decoding, and the reply equals an uncached greedy decode.
+    import torch
+
+    qwen.clear_cache()
+    qwen.generate(ASK, TOOLS, max_tokens=48)
+    ran = qwen.scorer.tokens_run
+    gen = qwen.generate(HISTORY, TOOLS, max_tokens=24)
+    prompt = qwen.render(HISTORY, TOOLS)
+    assert qwen.scorer.tokens_run - ran < len(qwen.encode_context(prompt)) // 4
+    model, tok = qwen._load()
+    ids = qwen.encode_context(prompt)
+    with torch.inference_mode():
+        out = model.generate(input_ids=torch.tensor([ids]), max_new_tokens=24, do_sample=False)
+    plain = tok.decode(out[0, len(ids) :], skip_special_tokens=False)
+    for end in ("<|im_end|>", "<|endoftext|>"):
+        plain = plain.replace(end, "")
+    assert plain == gen.raw
+
+
 @pytest.mark.slow
 def test_qwen_sampling_is_reproducible_for_a_seed(qwen):
     chat = [{"role": "user", "content": "Write one short sentence about shipping."}]

@@ -85,6 +85,27 @@ def test_hf_shared_prefix_within_one_call_runs_once(embedded_lm):
         np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
 
 
+def test_hf_next_turn_starts_from_the_scored_continuation(embedded_lm):
+    # A single continuation's state is kept: the next turn (context + continuation +
+    # more) runs only its new tokens, and a context that leaves a stored one mid-way
+    # reuses the shared part (a cropped cache); both equal their full forward passes.
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    head = ("Tool schema: lookup(order_id). Conversation so far. " * 6).rstrip()
+    reply = ' {"order_id": "#W123", "status": "delivered"}'
+    lm.loglikelihood([(head, reply)])
+    before = lm.scorer.tokens_run
+    nxt = head + reply + " The user asks again."
+    (got,) = lm.loglikelihood([(nxt, " Yes")])
+    assert lm.scorer.tokens_run - before < 12
+    np.testing.assert_allclose(got, _reference(model, tok, nxt, " Yes"), atol=1e-4)
+    before = lm.scorer.tokens_run
+    other = head + ' {"order_id": "#W999"} Something else.'
+    (got,) = lm.loglikelihood([(other, " No")])
+    assert lm.scorer.tokens_run - before < 20
+    np.testing.assert_allclose(got, _reference(model, tok, other, " No"), atol=1e-4)
+
+
 def test_hf_loglikelihood_prefers_the_plausible_continuation(hf_model):
     good, bad = hf_model.loglikelihood(
         [("The capital of France is", " Paris"), ("The capital of France is", " banana")]

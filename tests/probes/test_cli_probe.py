@@ -197,3 +197,19 @@ def test_probe_compare_bad_threshold_exits_2(shared_data: Path, value: str, caps
     assert main(["probe", "compare", str(a), str(a), f"--threshold={value}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "threshold" in err[0] and value in err[0]
+
+
+def test_probe_run_conditions_selects_the_repeat_control(tmp_path: Path, capsys) -> None:
+    args = ["probe", "run", "--suite", "researchops", "--out", str(tmp_path), "--seeds", "1"]
+    rc = main([*args, "--tasks", "2", "--conditions", "repeat", "--n-boot", "50", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == 2 * 5 * 2  # original is always run beside the chosen ones
+    rows = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert {r["source"]["condition"] for r in rows} == {"original", "repeat"}
+
+
+def test_probe_run_unknown_condition_exits_2_naming_the_allowed(tmp_path: Path, capsys) -> None:
+    rc = main(["probe", "run", "--out", str(tmp_path), "--conditions", "renamed"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "tool_rename" in err[0] and "renamed" in err[0]

@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="comma-separated policies (default: the five scripted ones); 'llm' is a model "
         "acting through --model",
     )
+    p.add_argument(
+        "--conditions",
+        default=None,
+        help="comma-separated conditions (default: all seven); 'original' is always run, "
+        "e.g. 'original,repeat' measures only the repeat control",
+    )
     p.add_argument("--tasks", type=int, default=None, help="run the first N of the 25 tasks")
     p.add_argument(
         "--model",
@@ -278,6 +284,17 @@ def _run(args: argparse.Namespace) -> int:
         for p in policies or [""]:
             if p not in known:
                 raise ConfigError.invalid("policies", known, p)
+    conditions = None
+    if args.conditions is not None:
+        from toolaudit.probes import CONDITIONS
+
+        conditions = ["original"]
+        for c in (c.strip() for c in args.conditions.split(",")):
+            if c not in CONDITIONS:
+                raise ConfigError.invalid("conditions", list(CONDITIONS), c)
+            if c not in conditions:
+                conditions.append(c)
+        conditions.sort(key=list(CONDITIONS).index)
     llm = policies is not None and "llm" in policies
     if args.model is not None and not llm:
         raise ConfigError("--model drives the 'llm' policy: add --policies llm (or drop --model)")
@@ -310,6 +327,7 @@ def _run(args: argparse.Namespace) -> int:
             n_jobs=args.n_jobs,
             tasks=list(range(args.tasks)) if args.tasks is not None else None,
             policies=policies,
+            conditions=conditions,
             progress=cb,
             agents=agents,
             agent_options=agent_options,

@@ -257,6 +257,13 @@ class HFModel:
             )
         return self._scorer
 
+    def clear_cache(self) -> None:
+        """Forget every cached context. Results never depend on the cache beyond float
+        rounding; a caller that needs bit-identical reruns whatever ran before (an agent
+        run among parallel ones) clears it first."""
+        if self._scorer is not None:
+            self._scorer.clear()
+
     @property
     def capabilities(self) -> frozenset[str]:
         """``loglikelihood`` always; ``render``/``generate`` with a chat template;

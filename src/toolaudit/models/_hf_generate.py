@@ -112,18 +112,25 @@ def generate(
     else:
         extra.update(temperature=None, top_p=None, top_k=None)
     devices = [dev] if dev.type == "cuda" else []
+    # The prompt's longest stored prefix (the previous turn of the same conversation,
+    # or a shared system prompt) is not run again: generation goes on from its cache.
+    cache = lm.scorer.fork_state(ids[:-1]) if len(ids) > 1 else None
     with torch.random.fork_rng(devices=devices), torch.inference_mode():
         torch.manual_seed(0 if seed is None else int(seed))
         gen = model.generate(
             input_ids=torch.tensor([ids], device=dev),
             attention_mask=torch.ones((1, len(ids)), dtype=torch.long, device=dev),
+            cache=cache,
             max_new_tokens=max_tokens,
             do_sample=sample,
             eos_token_id=ends or None,
             pad_token_id=_pad_id(tok, ends),
             **extra,
         )
-    new = [int(t) for t in gen[0, len(ids) :]]
+    seq = [int(t) for t in gen[0]]
+    if cache is not None and cache.get_seq_length() == len(seq) - 1:
+        lm.scorer.keep(seq[:-1], cache)
+    new = seq[len(ids) :]
     hit_end = bool(new) and new[-1] in ends
     if hit_end:
         new = new[:-1]

@@ -109,14 +109,35 @@ class PrefixScorer:
 
     # -- the store -------------------------------------------------------------------
     def _longest_stored(self, ids: Sequence[int]) -> tuple[int, _State | None]:
-        best_len, best = 0, None
-        for key, state in self._states.items():
-            n = len(key)
-            if best_len < n <= len(ids) and tuple(ids[:n]) == key:
-                best_len, best = n, state
-        if best is not None:
-            self._states.move_to_end(tuple(ids[:best_len]))
-        return best_len, best
+        """The stored state sharing the longest token prefix with ``ids``, cut to that
+        prefix: ``(n, state)`` where ``state`` has run exactly ``ids[:n]``.
+
+        A stored context that diverges from ``ids`` (or runs past it) is forked and its
+        cache cropped; the last shared token is then re-run when needed, so that the
+        returned state's hidden state belongs to ``ids[n - 1]``."""
+        best_len, best_key = 0, None
+        for key in self._states:
+            n = _common_prefix(key, ids)
+            if n > best_len or (n == best_len and best_key is not None and len(key) == n):
+                best_len, best_key = n, key
+        if best_key is None or best_len == 0:
+            return 0, None
+        self._states.move_to_end(best_key)
+        state = self._states[best_key]
+        if best_len == len(best_key) and state.last_hidden is not None:
+            return best_len, state
+        # Crop to one token short of the shared prefix, then re-run that token for its
+        # hidden state (a cropped cache keeps no hidden states).
+        keep = best_len - 1
+        if keep == 0:
+            return 0, None
+        cache = self._fork(state.cache)
+        for layer in cache.layers:
+            layer.keys = layer.keys[..., :keep, :]
+            layer.values = layer.values[..., :keep, :]
+        new, _ = self._run(_State(cache, None), ids[keep:best_len])
+        self._store(ids[:best_len], new)
+        return best_len, new
 
     def _store(self, ids: Sequence[int], state: _State) -> None:
         key = tuple(ids)
@@ -126,9 +147,10 @@ class PrefixScorer:
             self._states.popitem(last=False)
 
     def context_state(self, ids: Sequence[int], *, share: int = 0) -> _State:
-        """The state after ``ids``, from the longest stored prefix; when ``share`` is longer
-        than that prefix (and shorter than ``ids``), ``ids[:share]`` is run and stored first
-        so later contexts with the same beginning reuse it."""
+        """The state after ``ids``, from the stored context sharing the longest prefix;
+        when ``share`` is longer than that prefix (and shorter than ``ids``),
+        ``ids[:share]`` is run and stored first so later contexts with the same beginning
+        reuse it."""
         if not ids:
             raise ValueError("a context needs at least one token")
         have, state = self._longest_stored(ids)
@@ -141,6 +163,16 @@ class PrefixScorer:
         state, _ = self._run(state, ids[have:])
         self._store(ids, state)
         return state
+
+    def fork_state(self, ids: Sequence[int]) -> Any:
+        """A private copy of the cache after ``ids`` (from the longest stored prefix), for
+        a caller that goes on from there (generation)."""
+        return self._fork(self.context_state(ids).cache)
+
+    def keep(self, ids: Sequence[int], cache: Any) -> None:
+        """Store a cache that has run exactly ``ids`` but has no hidden state (the end of
+        a generation); a later context re-runs its last token from it."""
+        self._store(ids, _State(cache, None))
 
     def clear(self) -> None:
         """Drop every stored context."""
@@ -157,6 +189,18 @@ class PrefixScorer:
         out: list[list[float]] = [[] for _ in conts]
         todo = [i for i, c in enumerate(conts) if c]
         dev = self._device
+        if len(todo) == 1:
+            # One continuation: run all of it on a fork and keep the result, so a later
+            # context that goes on past this text (the next turn) starts from here.
+            (i,) = todo
+            cont = list(conts[i])
+            after, hidden = self._run(state, cont)
+            self._store([*ctx, *cont], after)
+            rows = torch.cat([state.last_hidden, hidden[:-1]])
+            with torch.inference_mode():
+                lp = self._logprobs_at(rows, torch.tensor(cont, device=dev))
+            out[i] = lp.double().cpu().tolist()
+            return out
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]
             toks = [list(conts[i]) for i in chunk]

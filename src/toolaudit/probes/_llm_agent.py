@@ -101,6 +101,9 @@ class LLMAgent:
     def run(self, view: TaskView, call: Call) -> str:
         """Act on the task through ``call``; returns the model's last text."""
         lm = (self.loader or _load)(self.model)
+        clear = getattr(lm, "clear_cache", None)
+        if callable(clear):  # each run starts from the same cache state: reruns are exact
+            clear()
         tools = tool_schemas(view)
         submit = _submit_tool(view)
         messages: list[dict[str, Any]] = [
