@@ -61,7 +61,7 @@ def test_openai_scores_agree_with_hf_within_tolerance(
         assert len(lo) == len(hf) == len(tok(cont, add_special_tokens=False)["input_ids"])
     agree = score_agreement(llama_scores, hf_scores)
     assert agree.tokens == sum(len(s) for s in hf_scores)
-    assert server_model._echo_aligned is True  # Gemma adds <bos>: the echo is read as is
+    assert server_model.echo_aligned is True  # Gemma adds <bos>: the echo is read as is
     assert agree.max_text_delta <= PER_TEXT_TOL
     assert agree.pooled_delta <= POOLED_TOL
     assert agree.correlation >= MIN_CORR

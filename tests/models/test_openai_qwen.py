@@ -38,7 +38,7 @@ def test_qwen_server_scores_agree_with_hf_within_gemma_tolerances(qwen_server_mo
     served = qwen_server_model.loglikelihood(TEXTS)
     # llama-cpp-python's echo is misaligned for a model without <bos> (Qwen): detected
     # from the response, so the backend scored by forced completions instead.
-    assert qwen_server_model._echo_aligned is False
+    assert qwen_server_model.echo_aligned is False
     local = qwen.loglikelihood(TEXTS)
     for (_, cont), a, b in zip(TEXTS, served, local, strict=True):
         assert len(a) == len(b) == len(qwen.encode_continuation(cont))

@@ -129,6 +129,13 @@ class OpenAIModel(NoChat):
         base = f"openai:{self.model}@{self.base_url or 'default'}"
         return base + (":chat" if self.endpoint == "chat" else "")
 
+    @property
+    def echo_aligned(self) -> bool | None:
+        """Whether the server's echoed prompt log-probabilities were found aligned
+        (``True``), misaligned so that scoring uses forced completions (``False``), or
+        not seen yet (``None``); see :mod:`toolaudit.models._echo`."""
+        return self._echo_aligned
+
     def _get_client(self) -> Any:
         if self._client is None:
             try:
