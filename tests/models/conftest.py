@@ -55,8 +55,11 @@ def _ready(url: str) -> bool:
         return False
 
 
-def _serve(gguf: Path, alias: str, chat_format: str, log: Path) -> Iterator[str]:
-    """Run ``python -m llama_cpp.server`` on ``gguf`` on a free port; yield its /v1 URL."""
+def _serve(gguf: Path, alias: str, chat_format: str | None, log: Path) -> Iterator[str]:
+    """Run ``python -m llama_cpp.server`` on ``gguf`` on a free port; yield its /v1 URL.
+
+    ``chat_format`` None uses the GGUF's own chat template (which renders ``tools``;
+    llama-cpp-python's named formats such as ``chatml`` drop them)."""
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError as exc:
@@ -68,9 +71,11 @@ def _serve(gguf: Path, alias: str, chat_format: str, log: Path) -> Iterator[str]
         "--model_alias", alias,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
-        "--logits_all", "true", "--chat_format", chat_format,
+        "--logits_all", "true",
         "--api_key", LLAMA_KEY,
     ]  # fmt: skip
+    if chat_format:
+        cmd += ["--chat_format", chat_format]
     with log.open("wb") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
@@ -109,11 +114,12 @@ def llama_server(tmp_path_factory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def qwen_llama_server(tmp_path_factory) -> Iterator[str]:
-    """A real llama.cpp server on the embedded Qwen GGUF (assembled from its parts)."""
+    """A real llama.cpp server on the embedded Qwen GGUF (assembled from its parts), with
+    the GGUF's own chat template (tools section and ``<tool_call>`` format)."""
     from toolaudit.models import embedded_gguf_path
 
     log = tmp_path_factory.mktemp("llama-qwen") / "server.log"
-    yield from _serve(embedded_gguf_path("qwen"), QWEN_ALIAS, "chatml", log)
+    yield from _serve(embedded_gguf_path("qwen"), QWEN_ALIAS, None, log)
 
 
 def _tail(path: Path) -> str:

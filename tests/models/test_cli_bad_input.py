@@ -62,6 +62,12 @@ def test_cli_models_unreachable_server(capsys):
     assert "check that the server is running" in err
 
 
+def test_cli_models_compare_takes_a_finite_request_timeout(capsys):
+    py = "py:tests.models.toy_backend:echo_upper"
+    argv = ["models", "compare", py, "openai:m@http://127.0.0.1:9/v1", *SCORE]
+    assert "--request-timeout" in _run([*argv, "--request-timeout", "nan"], capsys)
+
+
 def test_cli_models_chat_needs_a_template(tmp_path, capsys):
     msgs = tmp_path / "m.json"
     msgs.write_text(json.dumps([{"role": "user", "content": "hi"}]))

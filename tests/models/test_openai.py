@@ -18,7 +18,12 @@ import pytest
 from tests.models.conftest import LLAMA_ALIAS, LLAMA_KEY, LLAMA_KEY_ENV
 from toolaudit.errors import ModelError
 from toolaudit.models import CachedModel, load_model, score_agreement
-from toolaudit.models._openai import continuation_logprobs
+from toolaudit.models._echo import (
+    continuation_logprobs,
+    forced_logprob,
+    forced_request,
+    read_echo,
+)
 
 pytestmark = pytest.mark.llama
 
@@ -47,13 +52,16 @@ def llama_scores(server_model) -> list[list[float]]:
     return server_model.loglikelihood(TEXTS)
 
 
-def test_openai_scores_agree_with_hf_within_tolerance(llama_scores, hf_model, embedded_lm):
+def test_openai_scores_agree_with_hf_within_tolerance(
+    llama_scores, server_model, hf_model, embedded_lm
+):
     _, tok = embedded_lm
     hf_scores = hf_model.loglikelihood(TEXTS)
     for (_, cont), lo, hf in zip(TEXTS, llama_scores, hf_scores, strict=True):
         assert len(lo) == len(hf) == len(tok(cont, add_special_tokens=False)["input_ids"])
     agree = score_agreement(llama_scores, hf_scores)
     assert agree.tokens == sum(len(s) for s in hf_scores)
+    assert server_model.echo_aligned is True  # Gemma adds <bos>: the echo is read as is
     assert agree.max_text_delta <= PER_TEXT_TOL
     assert agree.pooled_delta <= POOLED_TOL
     assert agree.correlation >= MIN_CORR
@@ -167,7 +175,7 @@ def test_continuation_logprobs_selects_tokens_by_offset():
 
 
 def test_prompt_logprobs_of_reads_vllm_layout_by_decoded_tokens():
-    from toolaudit.models._openai import prompt_logprobs_of
+    from toolaudit.models._echo import prompt_logprobs_of
 
     def entry(tok: str, lp: float) -> dict:
         return {"17": {"logprob": lp, "rank": 1, "decoded_token": tok}}
@@ -194,3 +202,45 @@ def test_prompt_logprobs_of_reads_vllm_layout_by_decoded_tokens():
     empty = SimpleNamespace(choices=[SimpleNamespace(prompt_logprobs=None)])
     with pytest.raises(ModelError, match="vLLM extension"):
         prompt_logprobs_of(empty, context="a", prompt="ab", source="t")
+
+
+def _echo_resp(tokens, offsets, values, *, completion_tokens):
+    lp = SimpleNamespace(tokens=tokens, text_offset=offsets, token_logprobs=values)
+    usage = SimpleNamespace(prompt_tokens=len(tokens), completion_tokens=completion_tokens)
+    return SimpleNamespace(choices=[SimpleNamespace(logprobs=lp)], usage=usage)
+
+
+def test_read_echo_flags_an_echo_without_its_generated_token_as_misaligned():
+    # llama-cpp-python's layout for a model without <bos>: only the prompt tokens are
+    # listed although a token was generated; each value is log P(next token = this one).
+    resp = _echo_resp(
+        ["Hel", "lo", " wor", "ld"], [0, 3, 5, 9], [None, -9.0, -8.0, -7.0], completion_tokens=1
+    )
+    echo = read_echo(resp, context="Hello", prompt="Hello world", source="t")
+    assert (echo.aligned, echo.decisive) == (False, True)
+    assert echo.tokens == (" wor", "ld") and echo.offsets == (5, 9)
+    with pytest.raises(ModelError, match="not aligned"):
+        continuation_logprobs(resp, context="Hello", prompt="Hello world", source="t")
+    # The server stopped at once (end of sequence): nothing listed either way, undecided.
+    stopped = _echo_resp(
+        ["Hel", "lo", " wor", "ld"], [0, 3, 5, 9], [None, -1.0, -2.0, -3.0], completion_tokens=0
+    )
+    echo = read_echo(stopped, context="Hello", prompt="Hello world", source="t")
+    assert (echo.aligned, echo.decisive) == (False, False)
+
+
+def test_forced_request_and_logprob_check_the_forced_token():
+    kwargs = forced_request("Hello", " wor", source="t")
+    assert kwargs["prompt"] == "Hello" and kwargs["max_tokens"] == 1
+    assert kwargs["logit_bias"] == {" wor": 100.0}
+    assert kwargs["extra_body"] == {"logit_bias_type": "tokens"}
+    with pytest.raises(ModelError, match="non-empty context"):
+        forced_request("", "Hel", source="t")
+
+    def resp(token):
+        lp = SimpleNamespace(tokens=[token], text_offset=[5], token_logprobs=[-2.5])
+        return SimpleNamespace(choices=[SimpleNamespace(logprobs=lp)])
+
+    assert forced_logprob(resp(" wor"), token=" wor", source="t") == -2.5
+    with pytest.raises(ModelError, match="could not force the token ' wor'"):
+        forced_logprob(resp(" there"), token=" wor", source="t")

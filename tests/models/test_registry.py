@@ -78,6 +78,7 @@ def test_score_agreement_rejects_different_tokenization():
     agree = score_agreement([[-1.0, -2.0], [-3.0]], [[-1.5, -2.0], [-2.0]])
     assert agree.tokens == 3 and agree.max_text_delta == 1.0
     assert agree.pooled_delta == pytest.approx(0.5 / 3)
+    assert agree.max_token_delta == 1.0 and agree.mean_token_delta == pytest.approx(1.5 / 3)
     with pytest.raises(DataError, match="tokenization differs"):
         score_agreement([[-1.0]], [[-1.0, -2.0]])
 

@@ -85,6 +85,12 @@ def register(sub: Any) -> None:
     )
     comp.add_argument("--api-key-env", default=None, help="openai: key variable")
     comp.add_argument(
+        "--request-timeout",
+        type=finite_float(low=0, low_open=True),
+        default=None,
+        help="openai: seconds per request (30)",
+    )
+    comp.add_argument(
         "--device", default=None, help="hf/embedded: cpu, cuda, cuda:N (default: cuda if present)"
     )
     comp.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -296,11 +302,10 @@ def _compare(args: argparse.Namespace) -> int:
             f"{len(args.continuation)} times; they are paired in order"
         )
     models = []
+    remote = {"api_key_env": args.api_key_env, "timeout": args.request_timeout}
     for spec in (args.spec, args.other):
         opts = (
-            {"api_key_env": args.api_key_env}
-            if args.api_key_env and spec.startswith("openai:")
-            else {}
+            {k: v for k, v in remote.items() if v is not None} if spec.startswith("openai:") else {}
         )
         models.append(load_model(spec, device=args.device, **opts))
     agree = compare_models(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from toolaudit.errors import ModelError
 
@@ -134,3 +134,43 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
 def unsupported(identity: str, what: str, why: str) -> CapabilityError:
     """The one-line error of a backend asked for a capability it lacks."""
     return CapabilityError(f"{identity}: cannot {what}: {why}")
+
+
+class NoChat:
+    """Mixin for a backend that lacks ``render`` (and, unless it defines its own,
+    ``generate``): each raises :class:`CapabilityError` in one line naming the model,
+    what it cannot do and what to do instead.
+
+    A subclass sets ``no_render`` and ``no_generate`` (why, and what to do) and defines
+    ``identity``.
+    """
+
+    no_render: ClassVar[str] = "it has no chat template; load a chat model (e.g. embedded:qwen)"
+    no_generate: ClassVar[str] = "it has no chat template; load a chat model (e.g. embedded:qwen)"
+
+    @property
+    def identity(self) -> str:  # pragma: no cover - defined by every backend
+        raise NotImplementedError
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """Not available for this backend (see ``no_render``)."""
+        raise unsupported(self.identity, "render a chat", self.no_render)
+
+    def generate(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """Not available for this backend (see ``no_generate``)."""
+        raise unsupported(self.identity, "generate a chat reply", self.no_generate)

@@ -15,12 +15,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolaudit.errors import ModelError
-from toolaudit.models._base import Generation, cut_at_stop, unsupported
+from toolaudit.models._base import Generation, NoChat, cut_at_stop, unsupported
 from toolaudit.models._toolcalls import parse_tool_calls
 
 
-class CallableModel:
-    """A Python function behind the :class:`LanguageModel` interface."""
+class CallableModel(NoChat):
+    """A Python function behind the :class:`LanguageModel` interface (no ``render``)."""
+
+    no_render = (
+        "a Python function has no chat template; give it a 'chat(messages, tools)' "
+        "attribute to reply to chats, or load hf:PATH to render one"
+    )
 
     def __init__(self, fn: Callable[..., Sequence[str]], *, name: str) -> None:
         self.fn = fn
@@ -66,22 +71,15 @@ class CallableModel:
         scorer = getattr(self.fn, "loglikelihood", None)
         if scorer is None:
             raise unsupported(
-                self.identity, "score", "the function has no 'loglikelihood' attribute"
+                self.identity,
+                "score",
+                "the function has no 'loglikelihood' attribute; give it "
+                "'loglikelihood(requests) -> list[list[float]]'",
             )
         out = [[float(v) for v in row] for row in scorer(list(requests))]
         if len(out) != len(requests):
             raise ModelError(f"{self.identity}.loglikelihood must return one list per request")
         return out
-
-    def render(
-        self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
-        *,
-        add_generation_prompt: bool = True,
-    ) -> str:
-        """Not available: a Python function has no chat template."""
-        raise unsupported(self.identity, "render a chat", "a Python function has no chat template")
 
     def generate(
         self,
@@ -97,7 +95,9 @@ class CallableModel:
         chat = getattr(self.fn, "chat", None)
         if chat is None:
             raise unsupported(
-                self.identity, "generate a chat reply", "the function has no 'chat' attribute"
+                self.identity,
+                "generate a chat reply",
+                "the function has no 'chat' attribute; give it 'chat(messages, tools) -> str'",
             )
         raw = chat([dict(m) for m in messages], list(tools or []))
         if not isinstance(raw, str):

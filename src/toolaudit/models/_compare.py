@@ -17,7 +17,9 @@ class ScoreAgreement:
 
     Surprisal is ``-log p`` in nats per token. ``max_text_delta`` is the largest
     per-text difference of mean surprisal; ``pooled_delta`` the difference of the mean
-    over all tokens; ``correlation`` the Pearson correlation of per-token log-probs.
+    over all tokens; ``correlation`` the Pearson correlation of per-token log-probs;
+    ``max_token_delta`` and ``mean_token_delta`` the largest and the mean absolute
+    per-token difference.
     """
 
     texts: int
@@ -28,6 +30,7 @@ class ScoreAgreement:
     max_text_delta: float
     correlation: float
     max_token_delta: float
+    mean_token_delta: float
 
 
 def score_agreement(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> ScoreAgreement:
@@ -55,6 +58,7 @@ def score_agreement(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) 
         max_text_delta=max(deltas),
         correlation=corr,
         max_token_delta=float(np.abs(pa - pb).max()),
+        mean_token_delta=float(np.abs(pa - pb).mean()),
     )
 
 

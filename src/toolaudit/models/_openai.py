@@ -7,7 +7,10 @@ each prompt token's log-probability with its character offset; the continuation'
 tokens are those ending after ``len(context)`` and starting before the end of the
 prompt. The server tokenizes the joined text, so a token that straddles the boundary
 (context ``"ab"``, continuation ``"c"`` tokenized as ``"abc"``) is counted as a
-continuation token; such cases are logged. The generated extra token is ignored.
+continuation token; such cases are logged. The generated extra token is ignored, but it
+must be listed: an echo without it is misaligned (llama-cpp-python on a model without
+``<bos>``, see :mod:`toolaudit.models._echo`), and each continuation token is then scored
+by a completion of the text before it with that token forced.
 
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``api_key_env``) when the client is first needed. It is never part of ``identity``,
@@ -23,10 +26,19 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
-from toolaudit.models._base import Generation, cut_at_stop, unsupported
+from toolaudit.models._base import Generation, NoChat, cut_at_stop
+from toolaudit.models._echo import (
+    EchoScores,
+    echo_values,
+    forced_logprob,
+    forced_request,
+    prompt_logprobs_of,
+    read_echo,
+)
 from toolaudit.models._toolcalls import calls_from_openai, parse_tool_calls
 
 logger = logging.getLogger(__name__)
@@ -35,10 +47,16 @@ Endpoint = Literal["completions", "chat"]
 ENDPOINTS: tuple[str, ...] = ("completions", "chat")
 Scoring = Literal["echo", "prompt_logprobs"]
 SCORINGS: tuple[str, ...] = ("echo", "prompt_logprobs")
+# What to do when the server refuses a scoring request (e.g. a chat-only API).
+SCORING_HINT = (
+    "; scoring needs a completions endpoint that returns prompt log-probabilities "
+    "(echo with logprobs: vLLM, llama.cpp server); a chat-only API cannot score"
+)
 
 
-class OpenAIModel:
-    """A model served behind an OpenAI-compatible HTTP API.
+class OpenAIModel(NoChat):
+    """A model served behind an OpenAI-compatible HTTP API (no ``render``: the server
+    applies its chat template and does not return the text).
 
     Args:
         model: model name the server knows.
@@ -60,6 +78,11 @@ class OpenAIModel:
         >>> lm = OpenAIModel("gemma3-270m", "http://localhost:8080/v1")  # doctest: +SKIP
         >>> lm.complete(["2 + 2 ="], max_tokens=3)  # doctest: +SKIP
     """
+
+    no_render = (
+        "an OpenAI-compatible server applies its own chat template and does not return "
+        "the rendered text; load the same model with hf:PATH to render"
+    )
 
     def __init__(
         self,
@@ -93,6 +116,9 @@ class OpenAIModel:
             raise ConfigError.invalid("timeout", "seconds > 0", timeout)
         self._client: Any = None
         self._secret: str | None = None
+        # Whether the server's echo lists log-probabilities at the right positions; None
+        # until a response shows it (see toolaudit.models._echo).
+        self._echo_aligned: bool | None = None
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.identity!r})"
@@ -102,6 +128,13 @@ class OpenAIModel:
         """``openai:MODEL@URL`` (``:chat`` appended for the chat endpoint); no key."""
         base = f"openai:{self.model}@{self.base_url or 'default'}"
         return base + (":chat" if self.endpoint == "chat" else "")
+
+    @property
+    def echo_aligned(self) -> bool | None:
+        """Whether the server's echoed prompt log-probabilities were found aligned
+        (``True``), misaligned so that scoring uses forced completions (``False``), or
+        not seen yet (``None``); see :mod:`toolaudit.models._echo`."""
+        return self._echo_aligned
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -156,8 +189,14 @@ class OpenAIModel:
                 )
                 time.sleep(delay)
             except openai.OpenAIError as exc:
+                refused = (
+                    openai.NotFoundError,
+                    openai.BadRequestError,
+                    openai.UnprocessableEntityError,
+                )
+                hint = SCORING_HINT if "scoring" in what and isinstance(exc, refused) else ""
                 raise ModelError(
-                    f"{self.identity}: {what} failed: {self._mask(_first_line(exc))}"
+                    f"{self.identity}: {what} failed: {self._mask(_first_line(exc))}{hint}"
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -187,39 +226,49 @@ class OpenAIModel:
                 "scoring",
             )
             return prompt_logprobs_of(resp, context=context, prompt=prompt, source=self.identity)
+        if self._echo_aligned is False:
+            return self._forced_scores(client, context, continuation)
+        echo = self._echo(client, prompt, context=context)
+        if echo.aligned:
+            self._echo_aligned = True
+            return echo_values(echo, source=self.identity)
+        if echo.decisive:
+            logger.info(
+                "%s: echoed log-probabilities are misaligned (no entry for the generated "
+                "token); scoring by forced completions from now on",
+                self.identity,
+            )
+            self._echo_aligned = False
+        return self._forced_scores(client, context, continuation)
+
+    def _echo(self, client: Any, prompt: str, *, context: str) -> EchoScores:
         resp = self._call(
             lambda: client.completions.create(
-                model=self.model,
-                prompt=prompt,
-                echo=True,
-                logprobs=1,
-                max_tokens=1,
-                temperature=0,
+                model=self.model, prompt=prompt, echo=True, logprobs=1, max_tokens=1, temperature=0
             ),
             "scoring",
         )
-        return continuation_logprobs(resp, context=context, prompt=prompt, source=self.identity)
+        return read_echo(resp, context=context, prompt=prompt, source=self.identity)
+
+    def _forced_scores(self, client: Any, context: str, continuation: str) -> list[float]:
+        """Each continuation token's log-probability from a completion of the text before
+        it with that token forced; the continuation is tokenized on its own (an echo of
+        it alone), so a token never straddles the context boundary."""
+        own = self._echo(client, continuation, context="")
+        values = []
+        for token, offset in zip(own.tokens, own.offsets, strict=True):
+            kwargs = forced_request(context + continuation[:offset], token, source=self.identity)
+            resp = self._call(
+                partial(client.completions.create, model=self.model, **kwargs), "forced scoring"
+            )
+            values.append(forced_logprob(resp, token=token, source=self.identity))
+        return values
 
     # -- chat ----------------------------------------------------------------------
     @property
     def capabilities(self) -> frozenset[str]:
         """``loglikelihood`` (completions echo), ``generate`` and ``tools`` (chat)."""
         return frozenset({"loglikelihood", "generate", "tools"})
-
-    def render(
-        self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
-        *,
-        add_generation_prompt: bool = True,
-    ) -> str:
-        """Not available: the server applies its chat template and does not return the text."""
-        raise unsupported(
-            self.identity,
-            "render a chat",
-            "an OpenAI-compatible server applies its own chat template and does not return "
-            "the rendered text; load the same model with hf:PATH to render",
-        )
 
     def generate(
         self,
@@ -323,74 +372,6 @@ def _wire_message(m: dict[str, Any]) -> dict[str, Any]:
     if out.get("content") is None:
         out["content"] = ""
     return out
-
-
-def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
-    """Pick the continuation's token log-probabilities out of an echoed completion."""
-    lp = resp.choices[0].logprobs if resp.choices else None
-    if lp is None or not lp.text_offset or lp.token_logprobs is None:
-        raise ModelError(
-            f"{source}: the server returned no prompt log-probabilities for echo=True; "
-            "scoring needs a server that supports echo with logprobs (vLLM, llama.cpp)"
-        )
-    offsets: list[int] = list(lp.text_offset)
-    ends = offsets[1:] + [offsets[-1] + len(lp.tokens[-1])]
-    cut, end = len(context), len(prompt)
-    picked: list[float] = []
-    for start, stop_, value, token in zip(
-        offsets, ends, lp.token_logprobs, lp.tokens, strict=False
-    ):
-        if stop_ <= cut or start >= end:
-            continue
-        if start < cut:
-            logger.debug("%s: token %r straddles the context/continuation boundary", source, token)
-        if value is None:
-            raise ModelError(
-                f"{source}: no log-probability for the first prompt token; give a non-empty context"
-            )
-        picked.append(float(value))
-    return picked
-
-
-def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
-    """The continuation's log-probabilities from vLLM's ``prompt_logprobs`` field.
-
-    vLLM returns, per prompt token, ``{token_id: {logprob, rank, decoded_token}}`` (the
-    first entry is ``None``); character offsets come from the decoded tokens, which must
-    rebuild the prompt exactly (else use ``scoring="echo"``).
-    """
-    choice = resp.choices[0] if resp.choices else None
-    data = getattr(choice, "prompt_logprobs", None)
-    if data is None and choice is not None:
-        data = (getattr(choice, "model_extra", None) or {}).get("prompt_logprobs")
-    if not data:
-        raise ModelError(
-            f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
-            "use scoring='echo' for other servers"
-        )
-    if data[0] is not None or any(e is None for e in data[1:]):
-        raise ModelError(f"{source}: unexpected prompt_logprobs layout; use scoring='echo'")
-    tokens = []
-    for entry in data[1:]:
-        info = next(iter(entry.values()))
-        info = info if isinstance(info, dict) else info.model_dump()
-        tokens.append((str(info["decoded_token"]), float(info["logprob"])))
-    joined = "".join(t for t, _ in tokens)
-    pos = len(prompt) - len(joined)  # the first token (no log-probability) fills the rest
-    if pos < 1 or prompt[pos:] != joined:
-        raise ModelError(
-            f"{source}: prompt_logprobs tokens do not rebuild the prompt; use scoring='echo'"
-        )
-    picked = []
-    for token, value in tokens:
-        start, pos = pos, pos + len(token)
-        if pos > len(context) and start < len(prompt):
-            picked.append(value)
-    if len(context) < len(prompt) - len(joined):
-        raise ModelError(
-            f"{source}: no log-probability for the first prompt token; give a non-empty context"
-        )
-    return picked
 
 
 def load_openai(target: str, **options: Any) -> OpenAIModel:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import DataError, ModelError
-from toolaudit.models._base import Generation, cut_at_stop, unsupported
+from toolaudit.models._base import NoChat, cut_at_stop
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
@@ -51,13 +51,25 @@ def option_logprob(option: int, p: float) -> float:
     return sum(terms)
 
 
-class SklearnModel:
+class SklearnModel(NoChat):
     """A fitted scikit-learn text classifier as a :class:`LanguageModel`.
+
+    It scores answer options and completes with one; it has no chat (``render`` and
+    ``generate`` raise :class:`CapabilityError`).
 
     Args:
         path: joblib file holding a fitted pipeline with ``predict_proba`` on raw text.
         positive: class label treated as "yes" (default: the larger of the classes).
     """
+
+    no_render = (
+        "a text classifier has no chat format; score answer options with loglikelihood, "
+        "or load a chat model (e.g. embedded:qwen) for chats"
+    )
+    no_generate = (
+        "a text classifier only scores answer options 1..10; use complete() for an "
+        "<answer> tag, or load a chat model (e.g. embedded:qwen) to reply to a chat"
+    )
 
     def __init__(self, path: str | Path, *, positive: Any = None) -> None:
         self.path = Path(path)
@@ -122,31 +134,6 @@ class SklearnModel:
         """``loglikelihood`` only (of the answer options 1..10), plus :meth:`complete`."""
         return frozenset({"loglikelihood"})
 
-    def render(
-        self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
-        *,
-        add_generation_prompt: bool = True,
-    ) -> str:
-        """Not available: a text classifier has no chat template."""
-        raise unsupported(self.identity, "render a chat", "a text classifier has no chat format")
-
-    def generate(
-        self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
-        *,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        stop: Sequence[str] = (),
-    ) -> Generation:
-        """Not available: a text classifier cannot reply to a chat or call tools."""
-        raise unsupported(
-            self.identity, "generate a chat reply", "a text classifier only scores answers"
-        )
-
     def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
@@ -165,8 +152,8 @@ class SklearnModel:
             k = int(m.group(1)) if m else 0
             if k not in OPTIONS:
                 raise ModelError(
-                    f"sklearn backend scores only answer options 1..10; got continuation "
-                    f"{continuation!r}"
+                    f"{self.identity}: can score only answer options 1..10 (e.g. ' 7' or "
+                    f"'<answer>7</answer>'); got continuation {continuation!r}"
                 )
             options.append(k)
         probs = self.probabilities([_ANSWER_PREFIX.sub("", c) for c, _ in requests])

@@ -1,0 +1,203 @@
+"""Reading prompt log-probabilities out of an OpenAI-compatible completions response.
+
+Two layouts are read here:
+
+* ``echo`` (``echo=True, logprobs=1, max_tokens=1``): one entry per prompt token, each
+  with its character offset, then the generated token. :func:`read_echo` picks the
+  continuation's tokens (those ending after the context) and checks the alignment.
+* vLLM's ``prompt_logprobs`` extension (:func:`prompt_logprobs_of`).
+
+**Alignment check.** A correct echo lists every prompt token and then the token it
+generated. llama-cpp-python (0.3.x) pairs the i-th prompt token with the logits
+*computed at* position i (the distribution of token i+1) whenever the model adds no
+``<bos>`` (Qwen; Gemma adds one and is read correctly); its scores array is then one row
+short, so the generated token is missing from the listed entries. Measured on Qwen2.5
+0.5B: at " asked" in "The customer asked for a refund" the echo reports
+``log P(next token = " asked")`` = -13.26 instead of ``log P(" asked")`` = -4.73. So an
+echo is trusted only when it lists an entry at or after the end of the prompt; otherwise
+(:attr:`EchoScores.aligned` false) the caller scores each continuation token by a forced
+completion (:func:`forced_request`), which reads the model's distribution where it is
+computed, after the text before the token. (A forced completion's reported
+log-probability comes from llama-cpp-python's unbiased logits: its logit bias acts in
+the sampler, not on the stored scores.)
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from toolaudit.errors import ModelError
+
+logger = logging.getLogger(__name__)
+
+# Added to the logit of the token being forced; the log-probability the server reports
+# is read from the unbiased logits (llama-cpp-python applies logit_bias in its sampler).
+FORCE_BIAS = 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class EchoScores:
+    """The continuation's tokens as the server tokenized ``context + continuation``.
+
+    Attributes:
+        tokens: token strings, in order.
+        offsets: each token's character offset in the prompt.
+        values: each token's reported log-probability (``None`` for the prompt's first).
+        aligned: whether the echo passed the alignment check (values are usable).
+        decisive: whether a failed check proves the layout misaligned: the server says
+            it generated a token (``usage.completion_tokens``) that it did not list. A
+            server that stopped at once (end of sequence) lists none either way.
+    """
+
+    tokens: tuple[str, ...]
+    offsets: tuple[int, ...]
+    values: tuple[float | None, ...]
+    aligned: bool
+    decisive: bool
+
+
+def read_echo(resp: Any, *, context: str, prompt: str, source: str) -> EchoScores:
+    """The continuation's tokens, offsets and log-probabilities from an echoed completion.
+
+    A token that straddles the context/continuation boundary counts as a continuation
+    token (logged at debug level); the generated token after the prompt is ignored.
+    """
+    lp = resp.choices[0].logprobs if resp.choices else None
+    if lp is None or not lp.text_offset or lp.token_logprobs is None:
+        raise ModelError(
+            f"{source}: the server returned no prompt log-probabilities for echo=True; "
+            "scoring needs a server that supports echo with logprobs (vLLM, llama.cpp)"
+        )
+    offsets: list[int] = list(lp.text_offset)
+    ends = offsets[1:] + [offsets[-1] + len(lp.tokens[-1])]
+    cut, end = len(context), len(prompt)
+    picked: list[int] = []
+    for i, (start, stop) in enumerate(zip(offsets, ends, strict=False)):
+        if stop <= cut or start >= end:
+            continue
+        if start < cut:
+            logger.debug(
+                "%s: token %r straddles the context/continuation boundary", source, lp.tokens[i]
+            )
+        picked.append(i)
+    aligned = any(o >= end for o in offsets)
+    generated = getattr(getattr(resp, "usage", None), "completion_tokens", None)
+    return EchoScores(
+        tokens=tuple(str(lp.tokens[i]) for i in picked),
+        offsets=tuple(offsets[i] for i in picked),
+        values=tuple(lp.token_logprobs[i] for i in picked),
+        aligned=aligned,
+        decisive=aligned or (isinstance(generated, int) and generated > 0),
+    )
+
+
+def echo_values(echo: EchoScores, *, source: str) -> list[float]:
+    """The log-probabilities of an echo that passes the alignment check.
+
+    Raises:
+        ModelError: the echo is misaligned (see the module docstring; the backend then
+            scores by forced completions), or the continuation starts the prompt.
+    """
+    if not echo.aligned:
+        raise ModelError(
+            f"{source}: the echoed log-probabilities do not list the generated token, so "
+            "they are not aligned with the prompt tokens; score by forced completions"
+        )
+    if any(v is None for v in echo.values):
+        raise ModelError(
+            f"{source}: no log-probability for the first prompt token; give a non-empty context"
+        )
+    return [float(v) for v in echo.values if v is not None]
+
+
+def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
+    """:func:`echo_values` of :func:`read_echo`: the continuation's log-probabilities."""
+    return echo_values(
+        read_echo(resp, context=context, prompt=prompt, source=source), source=source
+    )
+
+
+def forced_request(prompt: str, token: str, *, source: str) -> dict[str, Any]:
+    """Completions arguments that score ``token`` right after the text ``prompt``.
+
+    One generated token, greedy, with ``token`` forced by a logit bias given as text
+    (llama-cpp-python's ``logit_bias_type="tokens"``); the response's first
+    ``token_logprobs`` entry is then the token's log-probability after the text.
+    """
+    if not prompt:
+        raise ModelError(
+            f"{source}: no log-probability for the first prompt token; give a non-empty context"
+        )
+    return {
+        "prompt": prompt,
+        "max_tokens": 1,
+        "temperature": 0,
+        "logprobs": 1,
+        "logit_bias": {token: FORCE_BIAS},
+        "extra_body": {"logit_bias_type": "tokens"},
+    }
+
+
+def forced_logprob(resp: Any, *, token: str, source: str) -> float:
+    """The forced token's log-probability from a :func:`forced_request` response.
+
+    Raises:
+        ModelError: the server generated another token (it ignored the bias, or the
+            token's text does not map back to that token) or returned no logprobs.
+    """
+    lp = resp.choices[0].logprobs if resp.choices else None
+    if lp is None or not lp.tokens or not lp.token_logprobs or lp.token_logprobs[0] is None:
+        raise ModelError(
+            f"{source}: a forced completion returned no log-probability; the server must "
+            "return logprobs for generated tokens"
+        )
+    if lp.tokens[0] != token:
+        raise ModelError(
+            f"{source}: could not force the token {token!r} (the server generated "
+            f"{lp.tokens[0]!r}); its echo is misaligned and it does not accept "
+            "logit_bias_type='tokens': use a server with correct echo logprobs (vLLM)"
+        )
+    return float(lp.token_logprobs[0])
+
+
+def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
+    """The continuation's log-probabilities from vLLM's ``prompt_logprobs`` field.
+
+    vLLM returns, per prompt token, ``{token_id: {logprob, rank, decoded_token}}`` (the
+    first entry is ``None``); character offsets come from the decoded tokens, which must
+    rebuild the prompt exactly (else use ``scoring="echo"``).
+    """
+    choice = resp.choices[0] if resp.choices else None
+    data = getattr(choice, "prompt_logprobs", None)
+    if data is None and choice is not None:
+        data = (getattr(choice, "model_extra", None) or {}).get("prompt_logprobs")
+    if not data:
+        raise ModelError(
+            f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
+            "use scoring='echo' for other servers"
+        )
+    if data[0] is not None or any(e is None for e in data[1:]):
+        raise ModelError(f"{source}: unexpected prompt_logprobs layout; use scoring='echo'")
+    tokens = []
+    for entry in data[1:]:
+        info = next(iter(entry.values()))
+        info = info if isinstance(info, dict) else info.model_dump()
+        tokens.append((str(info["decoded_token"]), float(info["logprob"])))
+    joined = "".join(t for t, _ in tokens)
+    pos = len(prompt) - len(joined)  # the first token (no log-probability) fills the rest
+    if pos < 1 or prompt[pos:] != joined:
+        raise ModelError(
+            f"{source}: prompt_logprobs tokens do not rebuild the prompt; use scoring='echo'"
+        )
+    picked = []
+    for token, value in tokens:
+        start, pos = pos, pos + len(token)
+        if pos > len(context) and start < len(prompt):
+            picked.append(value)
+    if len(context) < len(prompt) - len(joined):
+        raise ModelError(
+            f"{source}: no log-probability for the first prompt token; give a non-empty context"
+        )
+    return picked
