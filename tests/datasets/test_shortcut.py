@@ -44,14 +44,15 @@ def test_prefix_lookup_transfers_to_every_test_cluster_at_full_scale(seed: int) 
         ids = sample_pdb_ids(rng, y, cell.group)
         one = auroc(y, _lookup_scores(ids_train, y_train, ids, 1))
         two = auroc(y, _lookup_scores(ids_train, y_train, ids, 2))
-        assert 0.65 < one < 0.9, (cell.group, one)
-        assert 0.7 < two < 0.92, (cell.group, two)
+        # the seed's Table 6 (C1-C5 jointly): 1 digit 0.6725, 2 digits 0.6967
+        assert 0.58 < one < 0.82, (cell.group, one)
+        assert 0.6 < two < 0.85, (cell.group, two)
         assert abs(two - prefix_auroc(cell.group, chars=2)) < 0.07, cell.group
 
 
 def test_prefix_auroc_is_well_above_chance_but_not_perfect() -> None:
     for group in ("C0", "C1", "C2", "C3", "C4", "C5"):
-        assert 0.7 < prefix_auroc(group, chars=1) < prefix_auroc(group, chars=2) < 0.9
+        assert 0.65 < prefix_auroc(group, chars=1) < prefix_auroc(group, chars=2) < 0.8
 
 
 def test_ids_have_pdb_shape_and_suffix_is_uniform() -> None:

@@ -56,7 +56,7 @@ _SECOND: dict[str, str] = {
 _WITHIN = (0.3, -0.6, 0.6, 0.0, -0.3)
 
 # Overall strength of the label effect (log-odds scale) and per-cluster multipliers.
-STRENGTH = 1.6
+STRENGTH = 1.17
 GROUP_STRENGTH: dict[str, float] = {
     "C0": 1.0,
     "C1": 0.9,
