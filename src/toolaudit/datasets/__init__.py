@@ -4,7 +4,7 @@
 with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut``.
 """
 
-from toolaudit.datasets._contract import DATASETS_AUDIT
+from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
 from toolaudit.datasets._demo import demo_sections
 from toolaudit.datasets._identifiers import (
     BATCHES,
@@ -41,11 +41,13 @@ __all__ = [
     "TCR_TOOLS",
     "Cell",
     "DatasetManifest",
+    "DatasetsConfig",
     "demo_sections",
     "iter_tcr_shortcut",
     "make_tcr_shortcut",
     "plan_counts",
     "prefix_auroc",
+    "strength_fallback",
     "validate_scale",
     "validate_strength",
     "write_tcr_shortcut",
