@@ -13,6 +13,7 @@ sweep (tool 3, then +1, +2, +4, +5), the verdict, and the five calibration check
 
     python benchmarks/tcr_calibration.py --scale 1            # the seed's size
     python benchmarks/tcr_calibration.py --scale 0.1 --features char_wb_3_5
+    python benchmarks/tcr_calibration.py --scale 0.2 --strength 3   # the small configuration
 """
 
 from __future__ import annotations
@@ -31,16 +32,17 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--features", default="word_1_2,char_wb_3_5")
     parser.add_argument("--n-boot", type=int, default=2000)
+    parser.add_argument("--strength", type=float, default=None, help="default: STRENGTH")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
-    from toolaudit.datasets import make_tcr_shortcut
-    from toolaudit.leakage import DilutionConfig, LeakageConfig, run_leakage
-    from toolaudit.leakage._features import FEATURE_SETS
+    from toolaudit.datasets import STRENGTH, make_tcr_shortcut
+    from toolaudit.leakage import FEATURE_SETS, DilutionConfig, LeakageConfig, run_leakage
 
+    strength = STRENGTH if args.strength is None else args.strength
     t0 = time.perf_counter()
     examples = [
         e
-        for e in make_tcr_shortcut(scale=args.scale, seed=args.seed)
+        for e in make_tcr_shortcut(scale=args.scale, seed=args.seed, strength=strength)
         if e.split in ("train", "test")
     ]
     feats = tuple(FEATURE_SETS[f] for f in args.features.split(","))
@@ -75,7 +77,10 @@ def main() -> int:
         )
     for name, ok in checks.items():
         print(f"check {'PASS' if ok else 'FAIL'}: {name}")
-    print(f"scale={args.scale} examples={len(examples)} wall={time.perf_counter() - t0:.0f}s")
+    print(
+        f"scale={args.scale} strength={strength} examples={len(examples)} "
+        f"wall={time.perf_counter() - t0:.0f}s"
+    )
     return 0
 
 

@@ -86,3 +86,43 @@ def test_datasets_make_is_byte_identical_across_processes(tmp_path: Path) -> Non
         )  # fmt: skip
         digests.append(hashlib.sha256((out / "examples.jsonl").read_bytes()).hexdigest())
     assert digests[0] == digests[1]
+
+
+def test_datasets_make_records_strength(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["datasets", "make", "tcr-shortcut", "--out", str(tmp_path), "--scale", "0.01",
+                 "--strength", "2.5", "--json"])  # fmt: skip
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["strength"] == 2.5
+
+
+@pytest.mark.parametrize("bad", ["-0.1", "9", "nan", "strong"])
+def test_datasets_make_bad_strength_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    code = main(["datasets", "make", "tcr-shortcut", "--out", str(tmp_path), "--strength", bad])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert f"invalid strength='{bad}'; allowed: a number in [0, 8]" in err
+    assert not (tmp_path / "examples.jsonl").exists()
+
+
+def test_strength_fallback_only_for_a_non_default_strength() -> None:
+    from toolaudit.datasets import SMALL_STRENGTH, STRENGTH, strength_fallback
+
+    assert strength_fallback(STRENGTH) is None
+    relaxed = strength_fallback(SMALL_STRENGTH)
+    assert relaxed is not None and relaxed.kind == "relaxed_parameter"
+    assert relaxed.what == "tcr-shortcut.strength" and "3" in relaxed.detail
+
+
+def test_datasets_audit_records_a_non_default_strength_as_a_fallback(tmp_path: Path) -> None:
+    from toolaudit.datasets import DATASETS_AUDIT, DatasetsConfig
+
+    result = DATASETS_AUDIT.run(DatasetsConfig(scale=0.01, strength=3.0), out_dir=tmp_path)
+    assert [(f.kind, f.what) for f in result.meta.fallbacks] == [
+        ("relaxed_parameter", "tcr-shortcut.strength")
+    ]
+    assert result.dataset["strength"] == 3.0 and result.meta.config["strength"] == 3.0
+    default = DATASETS_AUDIT.run(DatasetsConfig(scale=0.01), out_dir=tmp_path / "d")
+    assert default.meta.fallbacks == []

@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from toolaudit.datasets import TCR_TABLE2, make_tcr_shortcut, plan_counts, prefix_auroc
+from toolaudit.datasets import BATCHES, TCR_TABLE2, make_tcr_shortcut, plan_counts, prefix_auroc
 from toolaudit.datasets._identifiers import sample_pdb_ids
 from toolaudit.datasets._tcr_inputs import cluster_pool
 from toolaudit.datasets._tcr_shortcut import _cell_examples
@@ -44,14 +44,15 @@ def test_prefix_lookup_transfers_to_every_test_cluster_at_full_scale(seed: int) 
         ids = sample_pdb_ids(rng, y, cell.group)
         one = auroc(y, _lookup_scores(ids_train, y_train, ids, 1))
         two = auroc(y, _lookup_scores(ids_train, y_train, ids, 2))
-        assert 0.65 < one < 0.9, (cell.group, one)
-        assert 0.7 < two < 0.92, (cell.group, two)
+        # the seed's Table 6 (C1-C5 jointly): 1 digit 0.6725, 2 digits 0.6967
+        assert 0.58 < one < 0.82, (cell.group, one)
+        assert 0.6 < two < 0.85, (cell.group, two)
         assert abs(two - prefix_auroc(cell.group, chars=2)) < 0.07, cell.group
 
 
 def test_prefix_auroc_is_well_above_chance_but_not_perfect() -> None:
     for group in ("C0", "C1", "C2", "C3", "C4", "C5"):
-        assert 0.7 < prefix_auroc(group, chars=1) < prefix_auroc(group, chars=2) < 0.9
+        assert 0.65 < prefix_auroc(group, chars=1) < prefix_auroc(group, chars=2) < 0.8
 
 
 def test_ids_have_pdb_shape_and_suffix_is_uniform() -> None:
@@ -122,3 +123,25 @@ def test_tool_text_without_the_id_carries_no_label_signal(c0_examples: list[Exam
     assert abs(_cv_auroc(tool1, y) - 0.5) < 0.08
     assert abs(_cv_auroc(tool3, y) - 0.5) < 0.08
     assert _cv_auroc(id_only, y) > 0.65
+
+
+def test_strength_zero_plants_no_shortcut() -> None:
+    rng = np.random.default_rng(0)
+    y = _labels(4_000, 1_000, rng)
+    ids = sample_pdb_ids(rng, y, "C0", strength=0.0)
+    first = np.array([int(i[0]) for i in ids], dtype=float)
+    assert abs(auroc(y, first) - 0.5) < 0.04
+    assert abs(prefix_auroc("C4", chars=2, strength=0.0) - 0.5) < 1e-9
+    assert prefix_auroc("C4", chars=2, strength=3.0) > prefix_auroc("C4", chars=2)
+
+
+def test_decoy_ids_never_contain_a_row_id_nor_look_like_one() -> None:
+    from toolaudit.datasets._identifiers import sample_decoy_ids
+    from toolaudit.tokens import DETECTORS
+
+    rng = np.random.default_rng(3)
+    decoys = sample_decoy_ids(rng, 5_000)
+    ids = set(sample_pdb_ids(rng, _labels(5_000, 1_000, rng), "C0"))
+    assert all(len(d) == 5 and d[:2] in {b.prefix for b in BATCHES} for d in decoys)
+    assert not any(d[k : k + 4] in ids for d in decoys for k in (0, 1))
+    assert not any(DETECTORS["pdb_id"].search(f"reference_complexes: {d}") for d in decoys)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolaudit.datasets import make_tcr_shortcut
+from toolaudit.datasets import SMALL_STRENGTH, make_tcr_shortcut
 from toolaudit.errors import DataError
 from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
 from toolaudit.redaction import (
@@ -27,11 +27,14 @@ from toolaudit.traces import Example
 from .test_scoring import KeywordModel
 
 SCALE = 0.05  # 647 C0/train rows, 245 test rows (13 positive) in C1..C5
+# The seed-calibrated default strength (tool 3 at 0.64 at full scale) is too weak for a
+# frozen model trained on 647 rows to show the finding on 13 positives; the documented
+# small configuration's strength does (docs/datasets.md).
 
 
 @pytest.fixture(scope="module")
 def controlled(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Example], object, Path]:
-    examples = make_tcr_shortcut(scale=SCALE, seed=0)
+    examples = make_tcr_shortcut(scale=SCALE, seed=0, strength=SMALL_STRENGTH)
     pipe = train_controlled_model(examples, seed=0)
     return examples, pipe, tmp_path_factory.mktemp("cache") / "cache.sqlite"
 

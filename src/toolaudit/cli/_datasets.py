@@ -37,6 +37,14 @@ def register(sub: Any) -> None:
         "(default 1: exactly the seed's Table 2)",
     )
     make.add_argument("--seed", type=seed, default=0, help="random seed, >= 0 (default 0)")
+    make.add_argument(
+        "--strength",
+        type=str,
+        default=None,
+        help="log-odds strength of the planted id shortcut, in [0, 8] (default "
+        "the seed-calibrated value; 0 plants nothing). A non-default value is a relaxed "
+        "parameter: record it as a fallback where results are reported",
+    )
     make.add_argument("--json", action="store_true", help="print the counts as JSON")
     make.set_defaults(func=_make)
     listing = add_parser(
@@ -53,11 +61,20 @@ def register(sub: Any) -> None:
 
 
 def _make(args: argparse.Namespace) -> int:
-    from toolaudit.datasets import DatasetManifest, validate_scale, write_tcr_shortcut
+    from toolaudit.datasets import (
+        STRENGTH,
+        DatasetManifest,
+        validate_scale,
+        validate_strength,
+        write_tcr_shortcut,
+    )
 
     scale = validate_scale(args.scale)
+    strength = STRENGTH if args.strength is None else validate_strength(args.strength)
     with progress(f"generating {args.name}") as cb:
-        path = write_tcr_shortcut(args.out, scale=scale, seed=args.seed, progress=cb)
+        path = write_tcr_shortcut(
+            args.out, scale=scale, seed=args.seed, strength=strength, progress=cb
+        )
     manifest = DatasetManifest.model_validate_json(
         (path.parent / "dataset.json").read_text(encoding="utf-8")
     )
@@ -67,7 +84,10 @@ def _make(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{manifest.name} (seed {manifest.seed}, scale {manifest.scale:g})")
+    table = Table(
+        title=f"{manifest.name} (seed {manifest.seed}, scale {manifest.scale:g}, "
+        f"strength {manifest.strength:g})"
+    )
     for col in ("group", "split", "total", "positives", "negatives"):
         table.add_column(col, justify="left" if col in ("group", "split") else "right")
     for cell in manifest.cells:

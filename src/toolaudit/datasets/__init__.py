@@ -4,13 +4,21 @@
 with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut``.
 """
 
-from toolaudit.datasets._contract import DATASETS_AUDIT
+from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
 from toolaudit.datasets._demo import demo_sections
-from toolaudit.datasets._identifiers import BATCHES, GROUP_STRENGTH, prefix_auroc
+from toolaudit.datasets._identifiers import (
+    BATCHES,
+    GROUP_STRENGTH,
+    STRENGTH,
+    prefix_auroc,
+    validate_strength,
+)
 from toolaudit.datasets._plan import TCR_TABLE2, Cell, plan_counts, validate_scale
 from toolaudit.datasets._tcr_shortcut import (
     DATASET_NAME,
     DATASET_VERSION,
+    SMALL_SCALE,
+    SMALL_STRENGTH,
     DatasetManifest,
     iter_tcr_shortcut,
     make_tcr_shortcut,
@@ -25,17 +33,23 @@ __all__ = [
     "DATASET_NAME",
     "DATASET_VERSION",
     "GROUP_STRENGTH",
+    "SMALL_SCALE",
+    "SMALL_STRENGTH",
+    "STRENGTH",
     "TCR_FORMAT_PATTERNS",
     "TCR_TABLE2",
     "TCR_TOOLS",
     "Cell",
     "DatasetManifest",
+    "DatasetsConfig",
     "demo_sections",
     "iter_tcr_shortcut",
     "make_tcr_shortcut",
     "plan_counts",
     "prefix_auroc",
+    "strength_fallback",
     "validate_scale",
+    "validate_strength",
     "write_tcr_shortcut",
 ]
 

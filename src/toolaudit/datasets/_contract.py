@@ -10,18 +10,33 @@ from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, result_meta
 from toolaudit.datasets._demo import DEMO_SCALE
-from toolaudit.datasets._identifiers import prefix_auroc
+from toolaudit.datasets._identifiers import STRENGTH, prefix_auroc
 from toolaudit.datasets._tcr_shortcut import DATASET_NAME, write_tcr_shortcut
-from toolaudit.report import Section
+from toolaudit.report import Fallback, Section
 
 
 @dataclass(frozen=True, slots=True)
 class DatasetsConfig:
-    """Which controlled benchmark to generate, at what scale, with which seed."""
+    """Which controlled benchmark to generate, at what scale, with which seed and
+    shortcut strength (a strength other than the seed-calibrated default is recorded as
+    a ``relaxed_parameter`` fallback)."""
 
     dataset: str = DATASET_NAME
     scale: float = DEMO_SCALE
     seed: int = 0
+    strength: float = STRENGTH
+
+
+def strength_fallback(strength: float) -> Fallback | None:
+    """The ``relaxed_parameter`` fallback for a non-default shortcut strength, or None."""
+    if strength == STRENGTH:
+        return None
+    return Fallback(
+        kind="relaxed_parameter",
+        what="tcr-shortcut.strength",
+        detail=f"planted shortcut strength {strength:g} instead of the seed-calibrated "
+        f"{STRENGTH:g}, so the finding is visible at this small scale",
+    )
 
 
 class DatasetsResult(AuditResult):
@@ -52,18 +67,30 @@ class DatasetsAudit:
     ) -> DatasetsResult:
         """Write ``out_dir/tcr-shortcut/examples.jsonl`` and ``dataset.json``."""
         folder = Path(out_dir) / config.dataset
-        path = write_tcr_shortcut(folder, scale=config.scale, seed=config.seed, progress=progress)
+        path = write_tcr_shortcut(
+            folder,
+            scale=config.scale,
+            seed=config.seed,
+            strength=config.strength,
+            progress=progress,
+        )
         manifest = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
         groups = list(dict.fromkeys(str(c["group"]) for c in manifest["cells"]))
+        relaxed = strength_fallback(config.strength)
         meta = result_meta(
-            command="toolaudit datasets make", seed=config.seed, config=asdict(config)
+            command="toolaudit datasets make",
+            seed=config.seed,
+            config=asdict(config),
+            fallbacks=[relaxed] if relaxed else None,
         )
         return DatasetsResult(
             schema_version=meta.schema_version,
             meta=meta,
             dataset=manifest,
             path=str(path.relative_to(out_dir)),
-            ideal_prefix_auroc={g: prefix_auroc(g, chars=2) for g in groups},
+            ideal_prefix_auroc={
+                g: prefix_auroc(g, chars=2, strength=config.strength) for g in groups
+            },
         )
 
     def sections(self, result: DatasetsResult) -> list[Section]:

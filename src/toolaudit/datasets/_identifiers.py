@@ -15,7 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BATCHES", "GROUP_STRENGTH", "batch_probabilities", "prefix_auroc", "sample_pdb_ids"]
+__all__ = [
+    "BATCHES",
+    "GROUP_STRENGTH",
+    "STRENGTH",
+    "batch_probabilities",
+    "prefix_auroc",
+    "sample_decoy_ids",
+    "sample_pdb_ids",
+    "validate_strength",
+]
 
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -47,7 +56,7 @@ _SECOND: dict[str, str] = {
 _WITHIN = (0.3, -0.6, 0.6, 0.0, -0.3)
 
 # Overall strength of the label effect (log-odds scale) and per-cluster multipliers.
-STRENGTH = 1.6
+STRENGTH = 1.17
 GROUP_STRENGTH: dict[str, float] = {
     "C0": 1.0,
     "C1": 0.9,
@@ -74,9 +83,23 @@ BATCHES: tuple[Batch, ...] = tuple(
 )
 
 
-def batch_probabilities(label: int, group: str) -> np.ndarray:
-    """P(batch | label, group) over ``BATCHES``: volume times exp(+-effect/2)."""
-    strength = STRENGTH * GROUP_STRENGTH.get(group, 1.0)
+def validate_strength(value: object) -> float:
+    """``value`` as a strength in [0, 8]; anything else raises ``ConfigError`` (exit 2)."""
+    from toolaudit.errors import ConfigError
+
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError.invalid("strength", "a number in [0, 8]", value) from None
+    if not 0.0 <= out <= 8.0:
+        raise ConfigError.invalid("strength", "a number in [0, 8]", value)
+    return out
+
+
+def batch_probabilities(label: int, group: str, *, strength: float = STRENGTH) -> np.ndarray:
+    """P(batch | label, group) over ``BATCHES``: volume times exp(+-effect/2), the
+    effect scaled by ``strength`` (0: no label signal at all) and the group's multiplier."""
+    strength = strength * GROUP_STRENGTH.get(group, 1.0)
     sign = 1.0 if label == 1 else -1.0
     volume = np.array([b.volume for b in BATCHES])
     effect = np.array([b.effect for b in BATCHES])
@@ -99,7 +122,9 @@ def _systematic(rng: np.random.Generator, probs: np.ndarray, n: int) -> np.ndarr
     return rng.permutation(idx)
 
 
-def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> list[str]:
+def sample_pdb_ids(
+    rng: np.random.Generator, labels: np.ndarray, group: str, *, strength: float = STRENGTH
+) -> list[str]:
     """One four-character id per label: a batch prefix drawn given the label, then a
     uniformly random alphanumeric and a uniformly random letter (so the rest of the id
     carries no label signal, and an id, always holding a letter, never collides with a
@@ -108,7 +133,9 @@ def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> 
     batch_idx = np.empty(len(labels), dtype=np.int64)
     for label in (0, 1):
         where = np.flatnonzero(labels == label)
-        batch_idx[where] = _systematic(rng, batch_probabilities(label, group), len(where))
+        batch_idx[where] = _systematic(
+            rng, batch_probabilities(label, group, strength=strength), len(where)
+        )
     third = rng.integers(0, len(_ALNUM), size=len(labels))
     fourth = rng.integers(0, len(_LETTERS), size=len(labels))
     return [
@@ -117,11 +144,37 @@ def sample_pdb_ids(rng: np.random.Generator, labels: np.ndarray, group: str) -> 
     ]
 
 
-def prefix_auroc(group: str, *, chars: int) -> float:
+def sample_decoy_ids(rng: np.random.Generator, n: int) -> list[str]:
+    """``n`` chain-qualified reference ids drawn by deposition volume alone, never by
+    label: the reference complexes a structure tool lists beside the modeled one.
+
+    Each is a batch prefix, an alphanumeric, a digit and a lower-case chain letter (as in
+    ``2XE5a``). They make the id's word-start character n-grams (`` 2x``, `` 2xe``)
+    common, label-free text in Tool 5, as the seed's numeric ids collide with Tool 5's
+    other numbers, so Tool 5 carries the id more weakly than Tool 3, whose
+    ``inference_<id>`` context is unique. By construction no row id (four characters
+    ending in an upper-case letter) is a substring of a decoy, and a five-character
+    token is not a PDB id to the redaction detector, so redacting the id class leaves
+    decoys alone.
+    """
+    volume = np.array([b.volume for b in BATCHES])
+    idx = rng.choice(len(BATCHES), size=n, p=volume / volume.sum())
+    third = rng.integers(0, len(_ALNUM), size=n)
+    fourth = rng.integers(0, 10, size=n)
+    chain = rng.integers(0, 5, size=n)
+    return [
+        f"{BATCHES[b].prefix}{_ALNUM[s0]}{s1}{'abcde'[c]}"
+        for b, s0, s1, c in zip(
+            idx.tolist(), third.tolist(), fourth.tolist(), chain.tolist(), strict=True
+        )
+    ]
+
+
+def prefix_auroc(group: str, *, chars: int, strength: float = STRENGTH) -> float:
     """Population AUROC of the ideal prefix lookup on ``chars`` (1 or 2) leading
     characters for ``group``: the ceiling any prefix lookup can reach there."""
-    p1 = batch_probabilities(1, group)
-    p0 = batch_probabilities(0, group)
+    p1 = batch_probabilities(1, group, strength=strength)
+    p0 = batch_probabilities(0, group, strength=strength)
     keys = [b.prefix[:chars] for b in BATCHES]
     uniq = sorted(set(keys))
     q1 = np.array([sum(p for p, k in zip(p1, keys, strict=True) if k == u) for u in uniq])

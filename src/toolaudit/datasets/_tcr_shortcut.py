@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from toolaudit.datasets._identifiers import sample_pdb_ids
+from toolaudit.datasets._identifiers import STRENGTH, sample_pdb_ids
 from toolaudit.datasets._plan import Cell, plan_counts
 from toolaudit.datasets._tcr_inputs import (
     Epitope,
@@ -34,6 +34,8 @@ __all__ = [
     "DATASET_NAME",
     "DATASET_VERSION",
     "DatasetManifest",
+    "SMALL_SCALE",
+    "SMALL_STRENGTH",
     "iter_tcr_shortcut",
     "make_tcr_shortcut",
     "write_tcr_shortcut",
@@ -42,8 +44,17 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DATASET_NAME = "tcr-shortcut"
-# Bump when the generated content changes for a given (seed, scale).
-DATASET_VERSION = 1
+# Bump when the generated content changes for a given (seed, scale, strength).
+# 3: calibrated to the seed's Table 1 (decoy ids in Tool 5, diluting rows in Tools 2 and
+# 4, shortcut strength; docs/datasets.md). (2 was a reverted attempt.)
+DATASET_VERSION = 3
+
+#: The documented small configuration: the planted finding is visible in seconds
+#: (tool 3 char 3-5 first, its interval above 0.5, the full trace's holding 0.5), at a
+#: strength above the seed-calibrated ``STRENGTH`` (at small scale the seed's strength
+#: leaves tool 3 at chance). Whoever uses it records a ``relaxed_parameter`` fallback.
+SMALL_SCALE = 0.2
+SMALL_STRENGTH = 3.0
 
 SYSTEM_MESSAGE = (
     "You are an expert structural immunologist. You judge T-cell receptor (TCR) "
@@ -69,6 +80,7 @@ class DatasetManifest(BaseModel):
     version: int
     seed: int
     scale: float
+    strength: float = STRENGTH
     examples: int
     positives: int
     tools: list[str]
@@ -98,12 +110,16 @@ def _evidence(sections: list[tuple[str, str]]) -> str:
 
 
 def _cell_examples(
-    cell: Cell, rngs: dict[str, np.random.Generator], pool: tuple[list[Epitope], np.ndarray]
+    cell: Cell,
+    rngs: dict[str, np.random.Generator],
+    pool: tuple[list[Epitope], np.ndarray],
+    *,
+    strength: float = STRENGTH,
 ) -> Iterator[Example]:
     labels = np.zeros(cell.total, dtype=np.int64)
     labels[: cell.positives] = 1
     labels = rngs["labels"].permutation(labels)
-    pdb_ids = sample_pdb_ids(rngs["ids"], labels, cell.group)
+    pdb_ids = sample_pdb_ids(rngs["ids"], labels, cell.group, strength=strength)
     epitopes, weights = pool
     inputs_rng, tools_rng = rngs["inputs"], rngs["tools"]
     pep_idx = inputs_rng.choice(len(epitopes), size=cell.total, p=weights)
@@ -145,7 +161,11 @@ def _cell_examples(
 
 
 def iter_tcr_shortcut(
-    *, scale: float = 1.0, seed: int = 0, progress: ProgressCallback | None = None
+    *,
+    scale: float = 1.0,
+    seed: int = 0,
+    strength: float = STRENGTH,
+    progress: ProgressCallback | None = None,
 ) -> Iterator[Example]:
     """Stream the benchmark's examples: cells in Table 2 order, labels shuffled within.
 
@@ -166,23 +186,27 @@ def iter_tcr_shortcut(
     total = sum(c.total for c in cells)
     done = 0
     for cell in cells:
-        for example in _cell_examples(cell, rngs, pools[cell.group]):
+        for example in _cell_examples(cell, rngs, pools[cell.group], strength=strength):
             yield example
             done += 1
             if progress is not None and (done % 500 == 0 or done == total):
                 progress(done, total, f"{cell.group}/{cell.split}")
 
 
-def make_tcr_shortcut(*, scale: float = 1.0, seed: int = 0) -> list[Example]:
-    """All examples of the benchmark as a list (about 20 KB of text each in memory;
-    prefer ``iter_tcr_shortcut`` or ``write_tcr_shortcut`` at scale 1).
+def make_tcr_shortcut(
+    *, scale: float = 1.0, seed: int = 0, strength: float = STRENGTH
+) -> list[Example]:
+    """All examples of the benchmark as a list (about 30 KB of text each in memory;
+    prefer ``iter_tcr_shortcut`` or ``write_tcr_shortcut`` at scale 1). ``strength`` is
+    the planted shortcut's log-odds strength (default: calibrated to the seed's Table 1
+    at scale 1; 0 plants no shortcut).
 
     Example:
         >>> examples = make_tcr_shortcut(scale=0.01, seed=0)
         >>> len(examples), [t.name for t in examples[0].tools][2]
         (201, 'thermompnn_ddg')
     """
-    return list(iter_tcr_shortcut(scale=scale, seed=seed))
+    return list(iter_tcr_shortcut(scale=scale, seed=seed, strength=strength))
 
 
 def write_tcr_shortcut(
@@ -190,6 +214,7 @@ def write_tcr_shortcut(
     *,
     scale: float = 1.0,
     seed: int = 0,
+    strength: float = STRENGTH,
     progress: ProgressCallback | None = None,
 ) -> Path:
     """Write ``out_dir/examples.jsonl`` and ``out_dir/dataset.json``; return the JSONL path.
@@ -204,7 +229,9 @@ def write_tcr_shortcut(
     digest = hashlib.sha256()
     n = positives = 0
     with path.open("wb") as fh:
-        for example in iter_tcr_shortcut(scale=scale, seed=seed, progress=progress):
+        for example in iter_tcr_shortcut(
+            scale=scale, seed=seed, strength=strength, progress=progress
+        ):
             line = example.model_dump_json().encode("utf-8") + b"\n"
             fh.write(line)
             digest.update(line)
@@ -215,6 +242,7 @@ def write_tcr_shortcut(
         version=DATASET_VERSION,
         seed=seed,
         scale=float(scale),
+        strength=float(strength),
         examples=n,
         positives=positives,
         tools=list(TCR_TOOLS),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from toolaudit.datasets._identifiers import sample_decoy_ids
 from toolaudit.datasets._tcr_inputs import AMINO_ACIDS, Epitope
 
 __all__ = ["TCR_FORMAT_PATTERNS", "TCR_TOOLS", "ToolInputs", "render_tools"]
@@ -47,6 +48,17 @@ _HYDRO = dict(zip(AMINO_ACIDS, (1.8, 2.5, -3.5, -3.5, 2.8, -0.4, -3.2, 4.5, -3.9
 _FLEX = dict(zip(AMINO_ACIDS, (0.984, 0.906, 1.068, 1.094, 0.915, 1.031, 0.950, 0.927, 1.102, 0.935, 0.952, 1.048, 1.049, 1.037, 1.008, 1.046, 0.997, 0.931, 0.904, 0.929), strict=True))  # fmt: skip
 _CONTACT = dict(zip(AMINO_ACIDS, (-2.2, -3.6, -1.3, -1.3, -4.4, -1.7, -2.4, -4.3, -1.1, -4.4, -3.9, -1.5, -1.8, -1.5, -1.8, -1.5, -1.8, -3.8, -4.3, -3.2), strict=True))  # fmt: skip
 _MASS = dict(zip(AMINO_ACIDS, (71.08, 103.14, 115.09, 129.12, 147.18, 57.05, 137.14, 113.16, 128.17, 113.16, 131.19, 114.10, 97.12, 128.13, 156.19, 87.08, 101.10, 99.13, 186.21, 163.18), strict=True))  # fmt: skip
+# Calibration constants (docs/datasets.md, "Calibration to the seed's Table 1").
+#: label-free reference ids Tool 5 lists beside the modeled complex (see sample_decoy_ids):
+#: they make Tool 5 a weak carrier of the id, as in the seed
+DECOYS = 4
+#: ThermoMPNN prediction rows Tool 3 previews
+PREVIEW_ROWS = 44
+#: McPAS matches Tool 2 lists (label-free variable text: it dilutes the full trace)
+MATCHES = 20
+#: CDR3b positions whose full 19-mutant ddG scan Tool 4 lists (label-free numbers that
+#: dilute the full trace as the seed's real sections do; 30 covers every position)
+SCAN_POSITIONS = 30
 _HYDROPHOBIC = set("AVILMFWC")
 _POLAR = set("STNQGYH")
 
@@ -161,7 +173,10 @@ def _mcpas(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: int)
     hits = int(rng.integers(3, 260))
     known = max(1, hits - int(rng.integers(0, max(2, hits // 4))))
     matches = sorted(
-        ((_mutate(x.cdr3b, rng), x.pool[int(rng.integers(0, len(x.pool)))]) for _ in range(10)),
+        (
+            (_mutate(x.cdr3b, rng), x.pool[int(rng.integers(0, len(x.pool)))])
+            for _ in range(MATCHES)
+        ),
         key=lambda m: -_identity(x.cdr3b, m[0]),
     )
     best = matches[0][0]
@@ -204,7 +219,7 @@ def _mutant_letters(wt: str) -> list[str]:
 
 def _thermompnn(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: int) -> str:
     chain_len = int(rng.integers(108, 126))
-    rows = rng.choice(ddg.size, size=min(44, ddg.size), replace=False)
+    rows = rng.choice(ddg.size, size=min(PREVIEW_ROWS, ddg.size), replace=False)
     rows.sort()
     preview = []
     for flat in rows.tolist():
@@ -264,6 +279,16 @@ def _stability(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
             f"max_ddg={float(ddg[i, worst]):.3f} worst_mutant={_mutant_letters(a)[worst]} "
             f"class={cls}"
         )
+    if SCAN_POSITIONS:
+        lines.append("mutant_scan_rows:")
+        for i in range(min(SCAN_POSITIONS, len(x.cdr3b))):
+            muts = _mutant_letters(x.cdr3b[i])
+            lines.append(
+                f"  pos={start + i} "
+                + " ".join(
+                    f"{m}={float(v):.2f}" for m, v in zip(muts, ddg[i].tolist(), strict=True)
+                )
+            )
     stable = sensitive <= max(1, len(per_pos) // 6)
     lines += [
         "STRUCTURAL_STABILITY_SIGNAL:",
@@ -283,6 +308,7 @@ def _interface(x: ToolInputs, rng: np.random.Generator, ddg: np.ndarray, start: 
     lines = [
         _banner("interface_analysis", 5, rng),
         f"complex_id: {x.pdb_id}",
+        f"reference_complexes: {' '.join(sample_decoy_ids(rng, DECOYS))}",
         "method: FreeSASA 2.0 buried surface area; 4.0 A contact cutoff",
         "interface_partners: TCRB CDR3 loop vs peptide (chain C) + MHC heavy chain (chain A)",
         "probe_radius_A: 1.4; hbond_cutoff_A: 3.5; salt_bridge_cutoff_A: 4.0",
