@@ -57,3 +57,9 @@ def test_demo_records_wall_and_cpu_seconds_per_part(tmp_path: Path) -> None:
     assert 0.0 < part.cpu_seconds and part.load_average is not None
     overview = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "| CPU seconds | load |" in overview
+
+
+def test_demo_probe_says_the_llm_agent_block_was_left_out() -> None:
+    (skipped,) = load_audit("probe").demo_config(seed=0, data_root=None).relaxed
+    assert (skipped.kind, skipped.what) == ("skipped_part", "probe.llm_agent")
+    assert "CPU" in skipped.detail and "--policies llm" in skipped.detail

@@ -83,7 +83,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "is skipped or uses stand-in data, and says so (a fallback in its results' "
             "meta.fallbacks, a warning, a note in the report and a row in the overview). "
             "Writes each audit's JSON, demo.json, report.md and a self-contained report.html "
-            "into --out."
+            "into --out; prints and records (demo.json) each part's wall and CPU seconds "
+            "and the load average."
         ),
     )
     p.add_argument("--out", type=output_dir, required=True, help="output folder")
@@ -93,7 +94,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         nargs="+",
         choices=list(AUDITS),
         default=None,
-        help="run only these parts (registry names)",
+        help="run only these parts, in registry order (without the model-facing faults "
+        "part: --only traces datasets leakage redaction probe probe_compare)",
     )
     add_data_root(p)
     p.set_defaults(func=run)

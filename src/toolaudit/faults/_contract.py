@@ -17,7 +17,7 @@ Num = int | float | None
 # The demo's size (issue 16: the whole demo within 10 minutes on 2 cores): every arm,
 # on few retail tasks, at k = 0..DEMO_K_MAX, with the compact policy.
 DEMO_ARMS = ARMS
-DEMO_TASKS = 2
+DEMO_TASKS = 1
 DEMO_K_MAX = 1
 
 
