@@ -52,8 +52,9 @@ class DemoPart(ResultRecord):
 
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process and its finished children (user + system,
-    every thread): on a shared machine this, over the cores, estimates an idle run's wall
-    time better than the wall clock does."""
+    every thread). On a shared machine this estimates an idle run's wall time better than
+    the wall clock does: about equal to it for single-threaded work, twice it for work
+    that keeps both of 2 cores busy."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
@@ -132,9 +133,9 @@ def _overview(
         + f". Seed {seed}."
     )
     overview.table(
-        "Parts run (CPU seconds: this process and its children, every thread; over the "
-        "cores they estimate an idle machine's wall time; load: the 1-minute load average "
-        "when the part ended)",
+        "Parts run (CPU seconds: this process and its children, every thread; an idle "
+        "machine's wall time lies between them over the cores and them; load: the 1-minute "
+        "load average when the part ended)",
         ["part", "status", "results", "fallbacks", "seconds", "CPU seconds", "load"],
         [[p.part, p.status, p.results_file or "—", len(p.fallbacks), f"{t:.1f}",
           f"{p.cpu_seconds:.1f}" if p.cpu_seconds is not None else "—",
