@@ -18,7 +18,7 @@ Num = int | float | None
 # on few retail tasks, at k = 0..DEMO_K_MAX, with the compact policy.
 DEMO_ARMS = ARMS
 DEMO_TASKS = 1
-DEMO_K_MAX = 1
+DEMO_K_MAX = 0
 
 
 @dataclass(frozen=True, slots=True)
