@@ -16,6 +16,7 @@ from toolaudit.audits._contract import (
     meta_from_payload,
     results_path,
 )
+from toolaudit.audits._demo_budget import DEMO_BUDGET, relaxed_settings
 from toolaudit.audits._io import (
     dump_result,
     load_result,
@@ -34,6 +35,7 @@ from toolaudit.report import Fallback, Finding, ResultMeta
 
 __all__ = [
     "AUDITS",
+    "DEMO_BUDGET",
     "Audit",
     "AuditResult",
     "HasHeadline",
@@ -52,6 +54,7 @@ __all__ = [
     "load_result",
     "load_results",
     "meta_from_payload",
+    "relaxed_settings",
     "result_meta",
     "results_path",
     "run_audit",

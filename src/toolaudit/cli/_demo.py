@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -44,6 +46,18 @@ class DemoPart(ResultRecord):
     fallbacks: list[Fallback] = []
     headline: Finding | None = None
     seconds: float | None = None
+    cpu_seconds: float | None = None
+    load_average: float | None = None
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its finished children (user + system,
+    every thread). On a shared machine this estimates an idle run's wall time better than
+    the wall clock does: about equal to it for single-threaded work, twice it for work
+    that keeps both of 2 cores busy."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 class DemoResult(AuditResult):
@@ -70,7 +84,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "is skipped or uses stand-in data, and says so (a fallback in its results' "
             "meta.fallbacks, a warning, a note in the report and a row in the overview). "
             "Writes each audit's JSON, demo.json, report.md and a self-contained report.html "
-            "into --out."
+            "into --out; prints and records (demo.json) each part's wall and CPU seconds "
+            "and the load average."
         ),
     )
     p.add_argument("--out", type=output_dir, required=True, help="output folder")
@@ -80,7 +95,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         nargs="+",
         choices=list(AUDITS),
         default=None,
-        help="run only these parts (registry names)",
+        help="run only these parts, in registry order (without the model-facing faults "
+        "part: --only traces datasets leakage redaction probe probe_compare)",
     )
     add_data_root(p)
     p.set_defaults(func=run)
@@ -117,9 +133,13 @@ def _overview(
         + f". Seed {seed}."
     )
     overview.table(
-        "Parts run",
-        ["part", "status", "results", "fallbacks", "seconds"],
-        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), f"{t:.1f}"]
+        "Parts run (CPU seconds: this process and its children, every thread; an idle "
+        "machine's wall time lies between them over the cores and them; load: the 1-minute "
+        "load average when the part ended)",
+        ["part", "status", "results", "fallbacks", "seconds", "CPU seconds", "load"],
+        [[p.part, p.status, p.results_file or "—", len(p.fallbacks), f"{t:.1f}",
+          f"{p.cpu_seconds:.1f}" if p.cpu_seconds is not None else "—",
+          f"{p.load_average:.1f}" if p.load_average is not None else "—"]
          for p, t in zip(parts, timings, strict=True)],
     )  # fmt: skip
     if fallbacks:
@@ -147,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     for name in AUDITS:
         if name not in wanted:
             continue
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_seconds()
         print(f"[demo] {name} ...", file=sys.stderr, flush=True)
         audit = load_audit(name)
         try:
@@ -169,11 +189,28 @@ def run(args: argparse.Namespace) -> int:
             part = DemoPart(part=name, status=f"failed: {exc}")
             sections.append(Section(audit.title).text(f"This part failed: {exc}"))
             targets.append((audit.title, audit.title))
-        elapsed = time.perf_counter() - start
-        part = part.model_copy(update={"seconds": round(elapsed, 1)})
+        elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+        load = os.getloadavg()[0]
+        part = part.model_copy(
+            update={"seconds": round(elapsed, 1), "cpu_seconds": round(cpu, 1),
+                    "load_average": round(load, 1)}
+        )  # fmt: skip
         parts.append(part)
         timings.append(elapsed)
-        print(f"[demo] {name}: {part.status} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+        print(
+            f"[demo] {name}: {part.status} ({elapsed:.1f} s wall, {cpu:.1f} s CPU, "
+            f"load {load:.1f})",
+            file=sys.stderr,
+            flush=True,
+        )
+    wall = sum(p.seconds or 0.0 for p in parts)
+    cpu = sum(p.cpu_seconds or 0.0 for p in parts)
+    print(
+        f"[demo] all parts: {wall:.1f} s wall, {cpu:.1f} s CPU (on an idle 2-core machine "
+        f"between {cpu / 2:.0f} s, if every part kept both cores busy, and {cpu:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
     meta = result_meta(
         command="demo",
         seed=args.seed,

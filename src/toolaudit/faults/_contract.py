@@ -7,20 +7,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from toolaudit.audits import AuditResult, ProgressFn, ResultRecord
+from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, relaxed_settings
+from toolaudit.faults._replay import ARMS
 from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
-from toolaudit.report import Finding, Section
+from toolaudit.report import Fallback, Finding, Section
 
 Num = int | float | None
 
-_DEMO_ARMS = ("clean", "failed", "falsified_status", "falsified_payment")
+# The demo's size (issue 16: the whole demo within 10 minutes on 2 cores): every arm,
+# on few retail tasks, at k = 0..DEMO_K_MAX, with the compact policy.
+DEMO_ARMS = ARMS
+DEMO_TASKS = 1
+DEMO_K_MAX = 0
 
 
 @dataclass(frozen=True, slots=True)
 class FaultsAuditConfig:
-    """The run's options (``FaultsConfig``, which also names the domain and data root)."""
+    """The run's options (``FaultsConfig``, which also names the domain and data root)
+    and the settings the demo reduced (``relaxed``: recorded in ``meta.fallbacks``)."""
 
     run: FaultsConfig = field(default_factory=FaultsConfig)
+    relaxed: tuple[Fallback, ...] = ()
 
 
 class FaultRow(ResultRecord):
@@ -63,19 +70,31 @@ class FaultsAudit:
     result_model = FaultsResult
 
     def demo_config(self, *, seed: int, data_root: Path | None) -> FaultsAuditConfig:
-        """Two retail tasks (compact policy; four arms; k = 0..1), or the shipped mini
-        domain (a fallback the run records) when no tau2 data is present."""
+        """The embedded instruct model on :data:`DEMO_TASKS` retail tasks with every arm
+        at k = 0..:data:`DEMO_K_MAX` (compact policy), each reduction a
+        ``relaxed_parameter`` fallback; or the shipped mini domain (a fallback the run
+        records) when no tau2 data is present."""
         has_retail = _has_retail(data_root)
         run = FaultsConfig(
             domain="retail" if has_retail else "mini",
             data_root=str(data_root) if has_retail else None,
-            arms=_DEMO_ARMS,
-            tasks=2,
-            k_max=1,
+            arms=DEMO_ARMS,
+            tasks=DEMO_TASKS,
+            k_max=DEMO_K_MAX,
             policy="compact" if has_retail else "full",
             seed=seed,
         )
-        return FaultsAuditConfig(run=run)
+        default = FaultsConfig()
+        relaxed = relaxed_settings(
+            "faults",
+            {
+                "tasks": (run.tasks, default.tasks),
+                "arms": (run.arms, default.arms),
+                "k_max": (run.k_max, default.k_max),
+                "policy": (run.policy, default.policy),
+            },
+        )
+        return FaultsAuditConfig(run=run, relaxed=relaxed)
 
     def run(
         self, config: FaultsAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
@@ -83,7 +102,7 @@ class FaultsAudit:
         """Run (or resume) into ``out_dir/faults_run``; the stand-in mini domain is a
         fallback recorded by the run itself."""
         payload = run_faults(Path(out_dir) / "faults_run", config=config.run, progress=progress)
-        return FaultsResult.from_payload(payload)
+        return FaultsResult.from_payload(payload, config.relaxed)
 
     def headline(self, result: FaultsResult) -> Finding | None:
         """The failed arm at step 0: how many paired tasks' S0 rose over the clean run,

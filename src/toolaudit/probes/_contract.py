@@ -18,15 +18,35 @@ from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
 
+# Issue 16 asks the demo for an LLM-agent row with its repeat control; measured, it does
+# not fit the demo's 10-minute budget on 2 cores, so the demo says so (measured cost in
+# README's demo section).
+DEMO_LLM_BLOCK = (
+    "toolaudit probe run --policies llm --model embedded:qwen --temperature 0.7 "
+    "--tasks 2 --seeds 1 --max-steps 2"
+)
+DEMO_LLM_SKIPPED = Fallback(
+    kind="skipped_part",
+    what="probe.llm_agent",
+    detail="the LLM-agent row and its repeat control (embedded Qwen at temperature 0.7, "
+    "2 tasks x original and repeat x 1 seed, at most 2 generations a run) are left out: "
+    "one task's original and repeat runs took 153.7 CPU seconds (392 s wall at load 7-8, "
+    "one thread), so the block needs about 310 CPU seconds, which with the faults part "
+    "would take the demo past its 10-minute budget on 2 cores; "
+    f"run it with `{DEMO_LLM_BLOCK}`",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ProbeConfig:
-    """The controlled study: seeds per cell, the equivalence margin, bootstrap size."""
+    """The controlled study: seeds per cell, the equivalence margin, bootstrap size, and
+    what the demo left out (``relaxed``: recorded in ``meta.fallbacks``)."""
 
     n_seeds: int = 3
     margin: float = 0.10
     n_boot: int = 2000
     seed: int = 0
+    relaxed: tuple[Fallback, ...] = ()
 
 
 class ProbeCell(ResultRecord):
@@ -67,8 +87,9 @@ class ProbeAudit:
     result_model = ProbeResult
 
     def demo_config(self, *, seed: int, data_root: Path | None) -> ProbeConfig:
-        """The full study (three seeds per cell); ``data_root`` is unused."""
-        return ProbeConfig(seed=seed)
+        """The full scripted study (three seeds per cell), without the LLM-agent block
+        (a recorded ``skipped_part``: :data:`DEMO_LLM_SKIPPED`); ``data_root`` is unused."""
+        return ProbeConfig(seed=seed, relaxed=(DEMO_LLM_SKIPPED,))
 
     def run(
         self, config: ProbeConfig, *, out_dir: Path, progress: ProgressFn | None = None
@@ -80,7 +101,7 @@ class ProbeAudit:
         doc = analyze_study(
             study, margin=config.margin, seed=config.seed, n_boot=config.n_boot, write=False
         )
-        extra: list[Fallback] = []
+        extra: list[Fallback] = list(config.relaxed)
         judge = doc.get("judge") or {}
         if judge.get("simulated"):
             record_fallback(
