@@ -63,6 +63,7 @@ def _fit_scores(
             if release and i == last and isinstance(counts, ScopeCounts):
                 counts.release()
             yield i, (d.x_fit, y[fit], d.x_eval, 0)
+            del d  # before the next design is built
 
     scores = np.full(len(y), np.nan)
     for i, out in run_jobs(jobs(), cfg.lr, n_jobs=cfg.n_jobs, backend=cfg.backend, client=client):

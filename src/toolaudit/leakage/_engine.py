@@ -146,11 +146,16 @@ class PT2DEngine:
         spec: FeatureSpec,
         fit: np.ndarray,
         ev: np.ndarray,
+        *,
+        lazy_eval: bool = False,
     ) -> Design:
         """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows).
 
         Only the fit rows' counts, then the eval rows' counts, are materialized: the
-        counts of the whole scope over every row never exist at once.
+        counts of the whole scope over every row never exist at once. ``lazy_eval``
+        returns the eval matrix as an :class:`EvalMatrix` that builds it when called,
+        so an in-process fit can run before it exists (the fit's own copy of the
+        design, inside liblinear, is the largest object of the audit).
         """
         if not isinstance(counts, ScopeCounts):
             counts = ScopeCounts.of(counts)
@@ -168,8 +173,13 @@ class PT2DEngine:
         del c_fit  # full-scope matrices are large: keep one copy at a time
         idf = idf_weights(x_fit)
         x_fit = tfidf(x_fit, idf, copy=False)
-        x_eval = tfidf(restrict(counts.rows(ev), vocab), idf, copy=False) if ev.size else None
-        return Design(x_fit, x_eval, vocab, used.min_df)
+        logger.debug(
+            "design %s: fit %d rows x %d terms, %d non-zeros", spec.name, *x_fit.shape, x_fit.nnz
+        )
+        if not ev.size:
+            return Design(x_fit, None, vocab, used.min_df)
+        x_eval = EvalMatrix(counts, vocab, idf, ev)
+        return Design(x_fit, x_eval if lazy_eval else x_eval(), vocab, used.min_df)
 
     def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:
         analyzer = spec.analyzer
@@ -222,13 +232,34 @@ class ScopeCounts:
         self._matrix = None
 
 
+class EvalMatrix:
+    """The TF-IDF matrix of the eval rows, built on call (fit vocabulary and idf)."""
+
+    def __init__(
+        self, counts: ScopeCounts, vocab: np.ndarray, idf: np.ndarray, rows: np.ndarray
+    ) -> None:
+        self.counts = counts
+        self.vocab = vocab
+        self.idf = idf
+        self.rows = rows
+
+    @property
+    def n_rows(self) -> int:
+        """Number of eval rows."""
+        return int(self.rows.size)
+
+    def __call__(self) -> sp.csr_matrix:
+        """Build the matrix (exactly what ``design(..., lazy_eval=False)`` returns)."""
+        return tfidf(restrict(self.counts.rows(self.rows), self.vocab), self.idf, copy=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Design:
     """One fold's design: fit and eval matrices, the vocabulary (term ids) and the min_df
     actually used (lower than asked when the fit partition is too small)."""
 
     x_fit: sp.csr_matrix | None
-    x_eval: sp.csr_matrix | None
+    x_eval: sp.csr_matrix | EvalMatrix | None
     vocab: np.ndarray
     min_df: int | float
 
@@ -236,16 +267,19 @@ class Design:
 def _job(
     x_fit: sp.csr_matrix,
     y_fit: np.ndarray,
-    x_eval: sp.csr_matrix | None,
+    x_eval: sp.csr_matrix | EvalMatrix | None,
     lr: LRSpec,
     top_k: int,
 ) -> FitOutput:
     if x_fit.shape[1] == 0 or np.unique(y_fit).size < 2:
-        n = 0 if x_eval is None else x_eval.shape[0]
+        if x_eval is None:
+            n = 0
+        else:
+            n = x_eval.n_rows if isinstance(x_eval, EvalMatrix) else x_eval.shape[0]
         return FitOutput(np.full(n, np.nan))
-    if x_eval is None:
-        x_eval = x_fit[:0]
-    if x_eval.shape[0] == 0:
+    if isinstance(x_eval, EvalMatrix):  # built after the fit, in fit_and_score
+        return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
+    if x_eval is None or x_eval.shape[0] == 0:
         out = fit_and_score(x_fit, y_fit, x_fit[:1], lr, top_k=top_k)
         return FitOutput(np.empty(0), out.top_pos, out.top_neg)
     return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
@@ -268,12 +302,19 @@ def run_jobs(
     ``toolaudit.leakage._cluster``) runs them on a cluster instead.
     """
     tags: list[Any] = []
+    # a lazily built eval matrix holds the engine: only in-process threads may call it
+    lazy_ok = client is None and (backend or "threading") in ("threading", "sequential")
+
+    def ready(x_eval: Any) -> Any:
+        return x_eval() if isinstance(x_eval, EvalMatrix) and not lazy_ok else x_eval
+
     if client is not None:
         from toolaudit.leakage._cluster import run_on_client
 
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
         calls_ = (
-            (tag, (x_fit, y_fit, x_eval, lr, top_k)) for tag, (x_fit, y_fit, x_eval, top_k) in jobs
+            (tag, (x_fit, y_fit, ready(x_eval), lr, top_k))
+            for tag, (x_fit, y_fit, x_eval, top_k) in jobs
         )
         done: list[tuple[Any, FitOutput]] = []
         for i, (tag, res) in enumerate(run_on_client(client, _job, calls_, window=workers + 1)):
@@ -283,9 +324,11 @@ def run_jobs(
         return done
 
     def calls() -> Iterator[Any]:
-        for tag, (x_fit, y_fit, x_eval, top_k) in jobs:
+        for tag, args in jobs:
             tags.append(tag)
-            yield delayed(_job)(x_fit, y_fit, x_eval, lr, top_k)
+            yield delayed(_job)(args[0], args[1], ready(args[2]), lr, args[3])
+            # drop this job's matrices before the next design is built
+            del args
 
     out: list[tuple[Any, FitOutput]] = []
     # liblinear releases the GIL, so threads parallelize fits without copying matrices;

@@ -11,6 +11,7 @@ counts, l2 row norm.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -189,17 +190,21 @@ class FitOutput:
 def fit_and_score(
     x_fit: sp.csr_matrix,
     y_fit: np.ndarray,
-    x_eval: sp.csr_matrix,
+    x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix],
     lr: LRSpec,
     *,
     top_k: int = 0,
 ) -> FitOutput:
     """Fit the diagnostic classifier and score ``x_eval`` with its decision function.
 
-    ``top_k`` > 0 also returns the column indices and weights of the largest positive and
-    negative coefficients.
+    ``x_eval`` may be a callable that builds the matrix: it is called after the fit, so
+    the eval matrix and liblinear's copy of the fit matrix never coexist. ``top_k`` > 0
+    also returns the column indices and weights of the largest positive and negative
+    coefficients.
     """
     model = lr.make().fit(x_fit, y_fit)
+    if callable(x_eval):
+        x_eval = x_eval()
     scores = model.decision_function(x_eval)
     if top_k <= 0:
         return FitOutput(np.asarray(scores, dtype=np.float64))
