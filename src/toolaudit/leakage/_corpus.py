@@ -251,10 +251,10 @@ class SectionCorpus:
         def part(m: sp.csr_matrix) -> sp.csr_matrix:
             return _widen(m if rows is None else m[rows], n_cols)
 
-        # one section is read from the store at a time and added to a running sum
+        # one section is read from the store at a time (only ``rows``) onto a running sum
         total: sp.csr_matrix | None = None
         for name in names:
-            piece = part(store[name])
+            piece = _widen(store[name] if rows is None else store.rows(name, rows), n_cols)
             total = piece if total is None else total + piece
             del piece
         if extra is not None:

@@ -3,10 +3,10 @@
 At the seed's size the per-section count matrices of both analyzers take about 2 GB
 (char_wb 2-5 alone ~225M non-zeros); held in memory next to a full-trace design matrix
 and liblinear's copy of it, they were the largest constant part of the audit's peak.
-``SectionStore`` writes each matrix to an uncompressed ``.npz`` file in a private
-temporary folder and reads it back on demand into ordinary (anonymous) memory, so a
-scope is composed from one section at a time and the page cache, not the process,
-holds the rest. The folder is removed when the store is garbage-collected or the
+``SectionStore`` writes each matrix as three ``.npy`` files in a private temporary
+folder and reads it back on demand (whole, or only some rows through a short-lived
+memory map), so a scope is composed from one section at a time and the page cache, not
+the process, holds the rest. The folder is removed when the store is garbage-collected or the
 process exits.
 """
 
@@ -52,28 +52,52 @@ class SectionStore:
 
     def __setitem__(self, name: str, mat: sp.csr_matrix) -> None:
         mat = sp.csr_matrix(mat)
+        if not mat.has_sorted_indices:
+            mat.sort_indices()
         file = self._files.get(name)
         if file is None:
-            file = self.path / f"m{self._next:06d}.npz"
+            file = self.path / f"m{self._next:06d}"
             self._next += 1
-        with file.open("wb") as fh:
-            np.savez(
-                fh,
-                data=mat.data,
-                indices=mat.indices,
-                indptr=mat.indptr,
-                shape=np.asarray(mat.shape, dtype=np.int64),
-                sorted=np.asarray(bool(mat.has_sorted_indices)),
-            )
+        for part in ("data", "indices", "indptr"):
+            np.save(f"{file}.{part}.npy", getattr(mat, part))
         self._files[name] = file
         self._meta[name] = ((int(mat.shape[0]), int(mat.shape[1])), int(mat.nnz))
 
     def __getitem__(self, name: str) -> sp.csr_matrix:
         file = self._files[name]  # KeyError for an unknown or dropped section
-        with np.load(file) as z:
-            shape = tuple(int(v) for v in z["shape"])
-            mat = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
-            mat.has_sorted_indices = bool(z["sorted"])
+        arrays = [np.load(f"{file}.{part}.npy") for part in ("data", "indices", "indptr")]
+        mat = sp.csr_matrix(tuple(arrays), shape=self._meta[name][0])
+        mat.has_sorted_indices = True
+        return mat
+
+    def rows(self, name: str, idx: np.ndarray) -> sp.csr_matrix:
+        """Rows ``idx`` of a stored matrix, reading only those rows' entries (the files
+        are memory-mapped for the copy and unmapped afterwards)."""
+        file = self._files[name]
+        data = np.load(f"{file}.data.npy", mmap_mode="r")
+        indices = np.load(f"{file}.indices.npy", mmap_mode="r")
+        indptr = np.load(f"{file}.indptr.npy")
+        idx = np.asarray(idx, dtype=np.int64)
+        starts, ends = indptr[idx], indptr[idx + 1]
+        lens = ends - starts
+        out_ptr = np.zeros(idx.size + 1, dtype=np.int64)
+        np.cumsum(lens, out=out_ptr[1:])
+        out_data = np.empty(int(out_ptr[-1]), dtype=data.dtype)
+        out_idx = np.empty(int(out_ptr[-1]), dtype=indices.dtype)
+        # copy runs of consecutive rows as one slice (few runs: splits are row blocks)
+        brk = np.flatnonzero(np.diff(idx) != 1) + 1
+        run_start = np.concatenate([[0], brk])
+        run_end = np.concatenate([brk, [idx.size]])
+        for a, b in zip(run_start.tolist(), run_end.tolist(), strict=True):
+            if a == b:
+                continue
+            src0, src1 = int(starts[a]), int(ends[b - 1])
+            dst0 = int(out_ptr[a])
+            out_data[dst0 : dst0 + src1 - src0] = data[src0:src1]
+            out_idx[dst0 : dst0 + src1 - src0] = indices[src0:src1]
+        del data, indices
+        mat = sp.csr_matrix((out_data, out_idx, out_ptr), shape=(idx.size, self._meta[name][0][1]))
+        mat.has_sorted_indices = True
         return mat
 
     def __contains__(self, name: object) -> bool:
@@ -90,7 +114,8 @@ class SectionStore:
         file = self._files.pop(name, None)
         self._meta.pop(name, None)
         if file is not None:
-            file.unlink(missing_ok=True)
+            for part in ("data", "indices", "indptr"):
+                Path(f"{file}.{part}.npy").unlink(missing_ok=True)
         return default
 
     def shape(self, name: str) -> tuple[int, int]:
