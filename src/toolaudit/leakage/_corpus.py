@@ -120,25 +120,36 @@ class SectionCorpus:
             if present is None:
                 present = np.zeros(0x110000, dtype=bool)
             self.book = CharCodebook(present, max_n=spec.char_range[1])
-        # each section's chunk counts go to disk as soon as it is tokenized (only their
-        # keys stay in memory), then are remapped onto the global term table one at a time
-        pending: dict[Analyzer, dict[str, list[np.ndarray]]] = {"word": {}, "char_wb": {}}
+        # each section's chunk counts and keys go to disk as soon as it is tokenized;
+        # memory keeps the running union of the keys (the term table to be), and the
+        # chunks are remapped onto it one section at a time
+        pending: dict[Analyzer, dict[str, int]] = {"word": {}, "char_wb": {}}
+        union: dict[Analyzer, np.ndarray] = {
+            "word": np.empty(0, np.int64),
+            "char_wb": np.empty(0, np.int64),
+        }
         total = len(sections)
         for done, (name, texts) in enumerate(sections.items()):
             if len(texts) != self.n_rows:
                 raise ValueError(f"section {name!r} has {len(texts)} rows, not {self.n_rows}")
             words, chars = self._extract(name, texts)
             for analyzer, chunks in (("word", words), ("char_wb", chars)):
-                pending[analyzer][name] = [c.keys for c in chunks]
+                pending[analyzer][name] = len(chunks)
+                store = self.mats[analyzer]
                 for i, c in enumerate(chunks):
-                    self.mats[analyzer][f"__chunk{i}:{name}"] = c.counts
+                    store[f"__chunk{i}:{name}"] = c.counts
+                    store.put_array(f"__keys{i}:{name}", c.keys)
+                if chunks:
+                    union[analyzer] = np.union1d(
+                        union[analyzer], np.unique(np.concatenate([c.keys for c in chunks]))
+                    )
             del words, chars
             if progress is not None:
                 progress(done + 1, total, f"tokenized {name}")
         if spec.word_max_n:
-            self._install("word", pending["word"])
+            self._install("word", pending["word"], union.pop("word"))
         if spec.char_range is not None:
-            self._install("char_wb", pending["char_wb"])
+            self._install("char_wb", pending["char_wb"], union.pop("char_wb"))
 
     def _chunks(self, texts: list[str]) -> list[list[str]]:
         out: list[list[str]] = []
@@ -178,16 +189,14 @@ class SectionCorpus:
             self.last[name] = np.concatenate(lasts)
         return words, chars
 
-    def _install(self, analyzer: Analyzer, pending: dict[str, list[np.ndarray]]) -> None:
-        all_keys = [k for lst in pending.values() for k in lst]
-        keys = np.unique(np.concatenate(all_keys)) if all_keys else np.empty(0, np.int64)
-        del all_keys
+    def _install(self, analyzer: Analyzer, pending: dict[str, int], keys: np.ndarray) -> None:
         self.tables[analyzer] = TermTable(keys)
         store = self.mats[analyzer]
-        for name, key_list in pending.items():  # one section's chunks in memory at a time
+        for name, n_chunks in pending.items():  # one section's chunks in memory at a time
             chunks = []
-            for i, k in enumerate(key_list):
-                chunks.append(ChunkCounts(k, store[f"__chunk{i}:{name}"]))
+            for i in range(n_chunks):
+                chunk_keys = store.pop_array(f"__keys{i}:{name}")
+                chunks.append(ChunkCounts(chunk_keys, store[f"__chunk{i}:{name}"]))
                 store.pop(f"__chunk{i}:{name}")
             store[name] = merge_chunks(chunks, keys)
             del chunks

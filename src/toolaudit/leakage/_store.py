@@ -46,6 +46,7 @@ class SectionStore:
         base = directory if directory is not None else os.environ.get(TMPDIR_ENV) or None
         self.path = Path(tempfile.mkdtemp(prefix="toolaudit-pt2d-", dir=base))
         self._files: dict[str, Path] = {}
+        self._arrays: dict[str, Path] = {}
         self._next = 0  # file numbers are never reused, even after a pop
         self._meta: dict[str, tuple[tuple[int, int], int]] = {}
         self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.path), True)
@@ -100,6 +101,20 @@ class SectionStore:
         mat.has_sorted_indices = True
         return mat
 
+    def put_array(self, name: str, arr: np.ndarray) -> None:
+        """Keep a plain array on disk under ``name`` (read back with ``pop_array``)."""
+        file = self.path / f"a{self._next:06d}.npy"
+        self._next += 1
+        np.save(file, arr)
+        self._arrays[name] = file
+
+    def pop_array(self, name: str) -> np.ndarray:
+        """Read an array stored with ``put_array`` and delete its file."""
+        file = self._arrays.pop(name)
+        arr: np.ndarray = np.load(file)
+        file.unlink(missing_ok=True)
+        return arr
+
     def __contains__(self, name: object) -> bool:
         return name in self._files
 
@@ -129,5 +144,6 @@ class SectionStore:
     def close(self) -> None:
         """Delete every file and the folder now."""
         self._files.clear()
+        self._arrays.clear()
         self._meta.clear()
         self._finalizer()
