@@ -56,3 +56,36 @@ def test_lazy_eval_matrix_equals_the_eager_one(adversarial) -> None:
     assert isinstance(lazy.x_eval, EvalMatrix) and lazy.x_eval.n_rows == ev.size
     assert abs(lazy.x_eval() - eager.x_eval).max() == 0
     assert abs(lazy.x_fit - eager.x_fit).max() == 0
+
+
+def test_blocked_design_matches_scikit_learn_across_many_blocks(adversarial, monkeypatch) -> None:
+    from toolaudit.leakage import LRSpec, _engine, _features
+    from toolaudit.leakage._reference import reference_fit
+
+    monkeypatch.setattr(_engine, "BLOCK_ROWS", 7)  # 90 rows: 13 blocks per pass
+    monkeypatch.setattr(_features, "_STEP_NNZ", 50)
+    fit = np.array([i for i, e in enumerate(adversarial) if e.split == "train"])
+    ev = np.array([i for i, e in enumerate(adversarial) if e.split == "test"])
+    for name in FEATURE_SETS:
+        spec = FEATURE_SETS[name]
+        engine = PT2DEngine(adversarial, [spec])
+        counts = engine.counts(spec.analyzer, list(engine.tools))
+        design = engine.design(counts, spec, fit, ev, lazy_eval=True)
+        ref = reference_fit(adversarial, None, spec, LRSpec(), fit, ev)
+        assert engine.terms(spec.analyzer, design.vocab) == ref.vocabulary
+        ref_fit = ref.x_fit.copy()
+        ref_fit.sort_indices()
+        assert abs(design.x_fit - ref_fit).max() <= 1e-12
+        assert abs(design.x_eval() - ref.x_eval).max() <= 1e-12
+
+
+def test_return_freed_memory_sets_the_glibc_threshold() -> None:
+    import platform
+
+    import pytest
+
+    from toolaudit.leakage._store import return_freed_memory
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert return_freed_memory() is True

@@ -28,12 +28,15 @@ from toolaudit.leakage._features import (
     idf_weights,
     min_df_for,
     restrict,
-    select_vocabulary,
     tfidf,
+    vocabulary_from_stats,
 )
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
+
+#: Rows per block when a design is built (bounds the unrestricted counts in memory).
+BLOCK_ROWS = 1024
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -159,18 +162,20 @@ class PT2DEngine:
         """
         if not isinstance(counts, ScopeCounts):
             counts = ScopeCounts.of(counts)
-        c_fit = counts.rows(fit)
+        # the fit rows' counts are never held whole: one pass over row blocks sums each
+        # term's document frequency and count, a second builds the restricted matrix
+        df, tf = counts.term_stats(fit)
         min_df = min_df_for(fit.size, spec)
         used = spec if min_df == spec.min_df else spec.with_min_df(min_df)
-        vocab = self._vocab(c_fit, used)
+        vocab = self._vocab(df, tf, fit.size, used)
         if vocab.size == 0 and used.min_df != 1:
             used = spec.with_min_df(1)
-            vocab = self._vocab(c_fit, used)
+            vocab = self._vocab(df, tf, fit.size, used)
+        del df, tf
         if vocab.size == 0:  # the scope has no text in these fit rows
             empty = sp.csr_matrix((fit.size, 0))
             return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
-        x_fit = restrict(c_fit, vocab)
-        del c_fit  # full-scope matrices are large: keep one copy at a time
+        x_fit = counts.restricted(fit, vocab)
         idf = idf_weights(x_fit)
         x_fit = tfidf(x_fit, idf, copy=False)
         logger.debug(
@@ -181,10 +186,12 @@ class PT2DEngine:
         x_eval = EvalMatrix(counts, vocab, idf, ev)
         return Design(x_fit, x_eval if lazy_eval else x_eval(), vocab, used.min_df)
 
-    def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:
+    def _vocab(self, df: np.ndarray, tf: np.ndarray, n_docs: int, spec: FeatureSpec) -> np.ndarray:
         analyzer = spec.analyzer
-        return select_vocabulary(
-            c_fit,
+        return vocabulary_from_stats(
+            df,
+            lambda: tf,
+            n_docs,
             spec,
             string_order=lambda ids: self.corpus.string_order(analyzer, ids),
             term_lengths=self.term_lengths(analyzer),
@@ -227,6 +234,46 @@ class ScopeCounts:
             raise RuntimeError("these counts were released")
         return self.corpus.scope_counts(self.analyzer, self.names, rows=idx)
 
+    def blocks(self, idx: np.ndarray) -> Iterator[sp.csr_matrix]:
+        """Counts of ``idx`` in consecutive blocks of ``BLOCK_ROWS`` rows."""
+        for a in range(0, int(idx.size), BLOCK_ROWS):
+            yield self.rows(idx[a : a + BLOCK_ROWS])
+
+    def term_stats(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per term: the number of rows of ``idx`` that contain it (int64) and its total
+        count (float64; integers, so exactly what a sum over the whole matrix gives)."""
+        df = np.zeros(0, dtype=np.int64)
+        tf = np.zeros(0, dtype=np.float64)
+        for blk in self.blocks(idx):
+            n = blk.shape[1]
+            if n > df.size:  # the term table may have grown (boundary bigrams)
+                df = np.concatenate([df, np.zeros(n - df.size, dtype=np.int64)])
+                tf = np.concatenate([tf, np.zeros(n - tf.size, dtype=np.float64)])
+            df[:n] += np.bincount(blk.indices, minlength=n)
+            tf[:n] += np.bincount(blk.indices, weights=blk.data, minlength=n)
+        return df, tf
+
+    def restricted(self, idx: np.ndarray, vocab: np.ndarray) -> sp.csr_matrix:
+        """Counts of rows ``idx`` in columns ``vocab`` (float64), built block by block
+        into arrays allocated once (each block is freed as soon as it is copied)."""
+        pieces = [restrict(blk, vocab) for blk in self.blocks(idx)]
+        nnz = sum(p.nnz for p in pieces)
+        data = np.empty(nnz, dtype=np.float64)
+        indices = np.empty(nnz, dtype=np.int32)
+        indptr = np.zeros(int(idx.size) + 1, dtype=np.int64)
+        row = pos = 0
+        while pieces:
+            p = pieces.pop(0)
+            data[pos : pos + p.nnz] = p.data
+            indices[pos : pos + p.nnz] = p.indices
+            indptr[row + 1 : row + 1 + p.shape[0]] = pos + p.indptr[1:]
+            row += p.shape[0]
+            pos += p.nnz
+            del p
+        out = sp.csr_matrix((data, indices, indptr), shape=(int(idx.size), vocab.size))
+        out.has_sorted_indices = True
+        return out
+
     def release(self) -> None:
         """Drop a wrapped matrix (section-backed counts hold nothing to drop)."""
         self._matrix = None
@@ -250,7 +297,7 @@ class EvalMatrix:
 
     def __call__(self) -> sp.csr_matrix:
         """Build the matrix (exactly what ``design(..., lazy_eval=False)`` returns)."""
-        return tfidf(restrict(self.counts.rows(self.rows), self.vocab), self.idf, copy=False)
+        return tfidf(self.counts.restricted(self.rows, self.vocab), self.idf, copy=False)
 
 
 @dataclass(frozen=True, slots=True)
