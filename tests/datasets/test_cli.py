@@ -35,7 +35,7 @@ def test_datasets_make_prints_a_count_table(
     assert "C4" in text and "test" in text and "examples.jsonl" in text
 
 
-@pytest.mark.parametrize("bad", ["0", "1.5", "-1", "nan", "abc"])
+@pytest.mark.parametrize("bad", ["0", "4.5", "-1", "nan", "inf", "abc"])
 def test_datasets_make_bad_scale_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str
 ) -> None:
@@ -43,7 +43,7 @@ def test_datasets_make_bad_scale_exits_2_with_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1
-    assert f"invalid scale='{bad}'; allowed: a number in (0, 1]" in err
+    assert f"invalid scale='{bad}'; allowed: a number in (0, 4]" in err
     assert not (tmp_path / "examples.jsonl").exists()
 
 

@@ -46,11 +46,28 @@ def test_plan_counts_shrink_proportionally() -> None:
     assert (cells[0].total, cells[0].positives) == (1_294, 348)
 
 
-@pytest.mark.parametrize("bad", [0, -0.5, 1.5, math.nan, "abc", None])
+def test_plan_counts_double_table2_at_scale_two() -> None:
+    cells = plan_counts(scale=2)
+    for cell, full in zip(cells, TCR_TABLE2, strict=True):
+        assert (cell.total, cell.positives) == (2 * full.total, 2 * full.positives)
+    assert sum(c.total for c in cells) == 2 * 19_276
+
+
+def test_plan_counts_round_half_up_above_one() -> None:
+    # C2 test has 38 positives: 38 x 2.25 = 85.5 rounds up to 86, as below scale 1
+    assert plan_counts(scale=2.25)[3].positives == 86
+
+
+@pytest.mark.parametrize("bad", [0, -0.5, 4.5, math.nan, math.inf, "abc", None])
 def test_validate_scale_rejects_out_of_range(bad: object) -> None:
-    with pytest.raises(ConfigError, match=r"invalid scale=.*allowed: a number in \(0, 1\]"):
+    with pytest.raises(ConfigError, match=r"invalid scale=.*allowed: a number in \(0, 4\]"):
         validate_scale(bad)  # type: ignore[arg-type]
 
 
 def test_validate_scale_accepts_numeric_strings() -> None:
     assert validate_scale("0.25") == 0.25  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("good", [1.5, 2, 4])
+def test_validate_scale_accepts_up_to_four(good: float) -> None:
+    assert validate_scale(good) == float(good)

@@ -33,8 +33,8 @@ def register(sub: Any) -> None:
         "--scale",
         type=str,
         default="1.0",
-        help="fraction of the seed's counts, in (0, 1]; every cluster keeps both classes "
-        "(default 1: exactly the seed's Table 2)",
+        help="multiple of the seed's counts, in (0, 4]; every cluster keeps both classes "
+        "(default 1: exactly the seed's Table 2; 2 doubles every count)",
     )
     make.add_argument("--seed", type=seed, default=0, help="random seed, >= 0 (default 0)")
     make.add_argument(

@@ -198,10 +198,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``leakage.json``, ``report.md`` and ``report.html``."""
     from toolaudit.errors import ConfigError, DataError
     from toolaudit.leakage import leakage_sections, run_leakage, write_leakage
+    from toolaudit.leakage._store import return_freed_memory
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, detect_format, load_examples
 
     cfg = _config(args)
+    return_freed_memory()  # freed block arrays leave the resident set at once
     mapping = load_mapping(args)
     examples: list[Any] = []
     formats: set[str] = set()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from toolaudit.errors import ConfigError
 
-__all__ = ["TCR_TABLE2", "Cell", "plan_counts", "validate_scale"]
+__all__ = ["MAX_SCALE", "TCR_TABLE2", "Cell", "plan_counts", "validate_scale"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,15 +39,20 @@ TCR_TABLE2: tuple[Cell, ...] = (
 # Every scaled cell keeps at least this many examples of each class.
 MIN_PER_CLASS = 2
 
+# The largest scale: up to four times the seed's counts (e.g. ``--scale 2`` to test the
+# audits' memory and speed beyond the seed's own size).
+MAX_SCALE = 4.0
+_ALLOWED = f"a number in (0, {MAX_SCALE:g}]"
+
 
 def validate_scale(scale: float) -> float:
-    """Return ``scale`` as a float, or raise ConfigError unless ``0 < scale <= 1``."""
+    """Return ``scale`` as a float, or raise ConfigError unless ``0 < scale <= MAX_SCALE``."""
     try:
         value = float(scale)
     except (TypeError, ValueError):
-        raise ConfigError.invalid("scale", "a number in (0, 1]", scale) from None
-    if not (0.0 < value <= 1.0):  # also rejects NaN
-        raise ConfigError.invalid("scale", "a number in (0, 1]", scale)
+        raise ConfigError.invalid("scale", _ALLOWED, scale) from None
+    if not (0.0 < value <= MAX_SCALE):  # also rejects NaN and infinities
+        raise ConfigError.invalid("scale", _ALLOWED, scale)
     return value
 
 
@@ -57,11 +62,11 @@ def _scaled(count: int, scale: float) -> int:
 
 
 def plan_counts(*, scale: float = 1.0) -> list[Cell]:
-    """The benchmark's cells with counts scaled by ``scale`` (``0 < scale <= 1``).
+    """The benchmark's cells with counts scaled by ``scale`` (``0 < scale <= MAX_SCALE``).
 
     Positives and negatives are scaled separately and rounded, then each is raised to
     at least two, so every cluster and split keeps both classes. At ``scale=1`` the counts
-    are exactly the seed's Table 2.
+    are exactly the seed's Table 2; at ``scale=2`` every count is doubled.
 
     Example:
         >>> [(c.group, c.split, c.total, c.positives) for c in plan_counts(scale=0.01)][:2]

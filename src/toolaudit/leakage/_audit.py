@@ -175,12 +175,13 @@ def _scope_jobs(
             counts = engine.counts(analyzer, engine.scope_tools(scope))
             for spec in group:
                 for i, (fit, ev) in enumerate(folds):
-                    design = engine.design(counts, spec, fit, ev)
+                    design = engine.design(counts, spec, fit, ev, lazy_eval=True)
                     prov = i == len(folds) - 1
                     if prov or (i == 0 and not cv):  # vocabulary only: matrices are large
                         keep[(scope, spec.name)] = Design(None, None, design.vocab, design.min_df)
                     top_k = cfg.top_k if prov else 0
                     yield (scope, spec.name, i), (design.x_fit, y[fit], design.x_eval, top_k)
+                    del design  # before the next design is built
 
 
 def _dilution_config(cfg: LeakageConfig, fallbacks: list[Fallback]) -> LeakageConfig:

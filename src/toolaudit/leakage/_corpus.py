@@ -26,6 +26,7 @@ from toolaudit.leakage._ngrams import (
     merge_chunks,
     word_chunk,
 )
+from toolaudit.leakage._store import SectionStore
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +102,12 @@ class SectionCorpus:
         self.spec = spec
         self.n_rows = len(next(iter(sections.values()))) if sections else 0
         self.registry = TokenRegistry()
-        self.mats: dict[Analyzer, dict[str, sp.csr_matrix]] = {"word": {}, "char_wb": {}}
+        # on disk, read one section at a time: held in memory at the seed's size they
+        # took ~2 GB next to the largest design matrix
+        self.mats: dict[Analyzer, SectionStore] = {
+            "word": SectionStore(),
+            "char_wb": SectionStore(),
+        }
         self.first: dict[str, np.ndarray] = {}
         self.last: dict[str, np.ndarray] = {}
         self.tables: dict[Analyzer, TermTable] = {}
@@ -114,19 +120,36 @@ class SectionCorpus:
             if present is None:
                 present = np.zeros(0x110000, dtype=bool)
             self.book = CharCodebook(present, max_n=spec.char_range[1])
-        word_chunks: dict[str, list[ChunkCounts]] = {}
-        char_chunks: dict[str, list[ChunkCounts]] = {}
+        # each section's chunk counts and keys go to disk as soon as it is tokenized;
+        # memory keeps the running union of the keys (the term table to be), and the
+        # chunks are remapped onto it one section at a time
+        pending: dict[Analyzer, dict[str, int]] = {"word": {}, "char_wb": {}}
+        union: dict[Analyzer, np.ndarray] = {
+            "word": np.empty(0, np.int64),
+            "char_wb": np.empty(0, np.int64),
+        }
         total = len(sections)
         for done, (name, texts) in enumerate(sections.items()):
             if len(texts) != self.n_rows:
                 raise ValueError(f"section {name!r} has {len(texts)} rows, not {self.n_rows}")
-            word_chunks[name], char_chunks[name] = self._extract(name, texts)
+            words, chars = self._extract(name, texts)
+            for analyzer, chunks in (("word", words), ("char_wb", chars)):
+                pending[analyzer][name] = len(chunks)
+                store = self.mats[analyzer]
+                for i, c in enumerate(chunks):
+                    store[f"__chunk{i}:{name}"] = c.counts
+                    store.put_array(f"__keys{i}:{name}", c.keys)
+                if chunks:
+                    union[analyzer] = np.union1d(
+                        union[analyzer], np.unique(np.concatenate([c.keys for c in chunks]))
+                    )
+            del words, chars
             if progress is not None:
                 progress(done + 1, total, f"tokenized {name}")
         if spec.word_max_n:
-            self._install("word", word_chunks)
+            self._install("word", pending["word"], union.pop("word"))
         if spec.char_range is not None:
-            self._install("char_wb", char_chunks)
+            self._install("char_wb", pending["char_wb"], union.pop("char_wb"))
 
     def _chunks(self, texts: list[str]) -> list[list[str]]:
         out: list[list[str]] = []
@@ -166,17 +189,22 @@ class SectionCorpus:
             self.last[name] = np.concatenate(lasts)
         return words, chars
 
-    def _install(self, analyzer: Analyzer, chunks: dict[str, list[ChunkCounts]]) -> None:
-        all_keys = [c.keys for lst in chunks.values() for c in lst]
-        keys = np.unique(np.concatenate(all_keys)) if all_keys else np.empty(0, np.int64)
+    def _install(self, analyzer: Analyzer, pending: dict[str, int], keys: np.ndarray) -> None:
         self.tables[analyzer] = TermTable(keys)
-        for name in list(chunks):  # pop as we go so chunk and merged copies never all coexist
-            self.mats[analyzer][name] = merge_chunks(chunks.pop(name), keys)
+        store = self.mats[analyzer]
+        for name, n_chunks in pending.items():  # one section's chunks in memory at a time
+            chunks = []
+            for i in range(n_chunks):
+                chunk_keys = store.pop_array(f"__keys{i}:{name}")
+                chunks.append(ChunkCounts(chunk_keys, store[f"__chunk{i}:{name}"]))
+                store.pop(f"__chunk{i}:{name}")
+            store[name] = merge_chunks(chunks, keys)
+            del chunks
 
     @property
     def section_names(self) -> list[str]:
         """Names of the stored sections, in insertion order."""
-        return list(self.mats["char_wb"] or self.mats["word"])
+        return list(self.mats["char_wb"] if len(self.mats["char_wb"]) else self.mats["word"])
 
     def add_sections(
         self,
@@ -222,22 +250,28 @@ class SectionCorpus:
     ) -> sp.csr_matrix:
         """Counts of the sections ``names`` joined with newlines, for every row (or for
         ``rows`` only: then only those rows' slices are summed, never the whole scope)."""
-        parts = [self.mats[analyzer][n] for n in names]
+        extra = None
         if analyzer == "word" and self.spec.word_max_n >= 2 and len(names) > 1:
-            parts.append(self._boundary_bigrams(names))  # may grow the table: first
+            extra = self._boundary_bigrams(names)  # may grow the table: first
         n_cols = self.tables[analyzer].size
         n_out = self.n_rows if rows is None else int(np.asarray(rows).size)
+        store = self.mats[analyzer]
 
         def part(m: sp.csr_matrix) -> sp.csr_matrix:
             return _widen(m if rows is None else m[rows], n_cols)
 
-        if not parts:
+        # one section is read from the store at a time (only ``rows``) onto a running sum
+        total: sp.csr_matrix | None = None
+        for name in names:
+            piece = _widen(store[name] if rows is None else store.rows(name, rows), n_cols)
+            total = piece if total is None else total + piece
+            del piece
+        if extra is not None:
+            piece = part(extra)
+            total = piece if total is None else total + piece
+            del piece, extra
+        if total is None:
             return sp.csr_matrix((n_out, n_cols), dtype=np.int32)
-        total = part(parts[0])
-        if rows is None:
-            total = total.copy()
-        for m in parts[1:]:
-            total = total + part(m)
         total = sp.csr_matrix(total)
         total.sort_indices()
         return total

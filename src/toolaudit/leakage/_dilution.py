@@ -54,15 +54,17 @@ def _fit_scores(
     release: bool = False,
 ) -> np.ndarray:
     """Scores of every evaluated row for one scope; ``release`` drops a wrapped count
-    matrix as soon as the last fold's design is built (before its fit runs)."""
+    matrix as soon as the last fold's design is built (before its fit runs). Otherwise
+    each eval matrix is built after its fit (see ``PT2DEngine.design``)."""
 
     def jobs() -> Any:
         last = len(part.folds) - 1
         for i, (fit, ev) in enumerate(part.folds):
-            d = engine.design(counts, spec, fit, ev)
+            d = engine.design(counts, spec, fit, ev, lazy_eval=not release)
             if release and i == last and isinstance(counts, ScopeCounts):
                 counts.release()
             yield i, (d.x_fit, y[fit], d.x_eval, 0)
+            del d  # before the next design is built
 
     scores = np.full(len(y), np.nan)
     for i, out in run_jobs(jobs(), cfg.lr, n_jobs=cfg.n_jobs, backend=cfg.backend, client=client):
@@ -206,9 +208,12 @@ def _synthetic(
         for rows, stream in streams:
             rng = np.random.default_rng([seed, stream])
             draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
-        # slots are tokenized and added one at a time onto a running sum, so memory
-        # holds the current scope's counts and one slot, never all K slots
-        acc = corpus.scope_counts(spec.analyzer, [carrier])
+        # slots are tokenized and added one at a time onto a running sum, which is kept
+        # in the section store between points: while a point is fitted, memory holds its
+        # design matrices only, never the counts of the carrier plus K slots
+        store = corpus.mats[spec.analyzer]
+        acc_name = "__syn_acc"
+        store[acc_name] = corpus.scope_counts(spec.analyzer, [carrier])
         prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
         for k in range(k_max + 1):
             if k > 0:
@@ -221,23 +226,23 @@ def _synthetic(
                 name = f"__syn{k - 1}"
                 corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
                 del slot
-                acc, prev = corpus.append_section(spec.analyzer, acc, prev, name)
+                acc, prev = corpus.append_section(spec.analyzer, store[acc_name], prev, name)
+                store[acc_name] = acc
+                del acc
                 corpus.drop_sections([name])
             if k not in per_k:
                 continue
             if k == 0 and frozenset([carrier]) in known:
                 scores = known[frozenset([carrier])]
             else:
-                counts = ScopeCounts.of(acc)
-                if k == k_max:  # the last point: its designs may free the running sum
-                    acc = None
-                scores = _fit_scores(engine, counts, spec, part, y, cfg, client, release=True)
+                counts = ScopeCounts(corpus, spec.analyzer, [acc_name])
+                scores = _fit_scores(engine, counts, spec, part, y, cfg, client)
                 del counts
             per_k[k].append(auroc(y[ev], scores[ev]))
             step += 1
             if progress is not None:
                 progress(step, len(seeds) * len(k_values), f"dilution synthetic seed {seed} K={k}")
-        del acc
+        store.pop(acc_name)
     for k in k_values:
         vals = np.array(per_k[k], dtype=float)
         out["points"].append(

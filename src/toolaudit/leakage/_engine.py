@@ -28,12 +28,15 @@ from toolaudit.leakage._features import (
     idf_weights,
     min_df_for,
     restrict,
-    select_vocabulary,
     tfidf,
+    vocabulary_from_stats,
 )
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
+
+#: Rows per block when a design is built (bounds the unrestricted counts in memory).
+BLOCK_ROWS = 1024
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -146,35 +149,49 @@ class PT2DEngine:
         spec: FeatureSpec,
         fit: np.ndarray,
         ev: np.ndarray,
+        *,
+        lazy_eval: bool = False,
     ) -> Design:
         """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows).
 
         Only the fit rows' counts, then the eval rows' counts, are materialized: the
-        counts of the whole scope over every row never exist at once.
+        counts of the whole scope over every row never exist at once. ``lazy_eval``
+        returns the eval matrix as an :class:`EvalMatrix` that builds it when called,
+        so an in-process fit can run before it exists (the fit's own copy of the
+        design, inside liblinear, is the largest object of the audit).
         """
         if not isinstance(counts, ScopeCounts):
             counts = ScopeCounts.of(counts)
-        c_fit = counts.rows(fit)
+        # the fit rows' counts are never held whole: one pass over row blocks sums each
+        # term's document frequency and count, a second builds the restricted matrix
+        df, tf = counts.term_stats(fit)
         min_df = min_df_for(fit.size, spec)
         used = spec if min_df == spec.min_df else spec.with_min_df(min_df)
-        vocab = self._vocab(c_fit, used)
+        vocab = self._vocab(df, tf, fit.size, used)
         if vocab.size == 0 and used.min_df != 1:
             used = spec.with_min_df(1)
-            vocab = self._vocab(c_fit, used)
+            vocab = self._vocab(df, tf, fit.size, used)
+        del df, tf
         if vocab.size == 0:  # the scope has no text in these fit rows
             empty = sp.csr_matrix((fit.size, 0))
             return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
-        x_fit = restrict(c_fit, vocab)
-        del c_fit  # full-scope matrices are large: keep one copy at a time
+        x_fit = counts.restricted(fit, vocab)
         idf = idf_weights(x_fit)
         x_fit = tfidf(x_fit, idf, copy=False)
-        x_eval = tfidf(restrict(counts.rows(ev), vocab), idf, copy=False) if ev.size else None
-        return Design(x_fit, x_eval, vocab, used.min_df)
+        logger.debug(
+            "design %s: fit %d rows x %d terms, %d non-zeros", spec.name, *x_fit.shape, x_fit.nnz
+        )
+        if not ev.size:
+            return Design(x_fit, None, vocab, used.min_df)
+        x_eval = EvalMatrix(counts, vocab, idf, ev)
+        return Design(x_fit, x_eval if lazy_eval else x_eval(), vocab, used.min_df)
 
-    def _vocab(self, c_fit: sp.csr_matrix, spec: FeatureSpec) -> np.ndarray:
+    def _vocab(self, df: np.ndarray, tf: np.ndarray, n_docs: int, spec: FeatureSpec) -> np.ndarray:
         analyzer = spec.analyzer
-        return select_vocabulary(
-            c_fit,
+        return vocabulary_from_stats(
+            df,
+            lambda: tf,
+            n_docs,
             spec,
             string_order=lambda ids: self.corpus.string_order(analyzer, ids),
             term_lengths=self.term_lengths(analyzer),
@@ -217,9 +234,70 @@ class ScopeCounts:
             raise RuntimeError("these counts were released")
         return self.corpus.scope_counts(self.analyzer, self.names, rows=idx)
 
+    def blocks(self, idx: np.ndarray) -> Iterator[sp.csr_matrix]:
+        """Counts of ``idx`` in consecutive blocks of ``BLOCK_ROWS`` rows."""
+        for a in range(0, int(idx.size), BLOCK_ROWS):
+            yield self.rows(idx[a : a + BLOCK_ROWS])
+
+    def term_stats(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per term: the number of rows of ``idx`` that contain it (int64) and its total
+        count (float64; integers, so exactly what a sum over the whole matrix gives)."""
+        df = np.zeros(0, dtype=np.int64)
+        tf = np.zeros(0, dtype=np.float64)
+        for blk in self.blocks(idx):
+            n = blk.shape[1]
+            if n > df.size:  # the term table may have grown (boundary bigrams)
+                df = np.concatenate([df, np.zeros(n - df.size, dtype=np.int64)])
+                tf = np.concatenate([tf, np.zeros(n - tf.size, dtype=np.float64)])
+            df[:n] += np.bincount(blk.indices, minlength=n)
+            tf[:n] += np.bincount(blk.indices, weights=blk.data, minlength=n)
+        return df, tf
+
+    def restricted(self, idx: np.ndarray, vocab: np.ndarray) -> sp.csr_matrix:
+        """Counts of rows ``idx`` in columns ``vocab`` (float64), built block by block
+        into arrays allocated once (each block is freed as soon as it is copied)."""
+        pieces = [restrict(blk, vocab) for blk in self.blocks(idx)]
+        nnz = sum(p.nnz for p in pieces)
+        data = np.empty(nnz, dtype=np.float64)
+        indices = np.empty(nnz, dtype=np.int32)
+        indptr = np.zeros(int(idx.size) + 1, dtype=np.int64)
+        row = pos = 0
+        while pieces:
+            p = pieces.pop(0)
+            data[pos : pos + p.nnz] = p.data
+            indices[pos : pos + p.nnz] = p.indices
+            indptr[row + 1 : row + 1 + p.shape[0]] = pos + p.indptr[1:]
+            row += p.shape[0]
+            pos += p.nnz
+            del p
+        out = sp.csr_matrix((data, indices, indptr), shape=(int(idx.size), vocab.size))
+        out.has_sorted_indices = True
+        return out
+
     def release(self) -> None:
         """Drop a wrapped matrix (section-backed counts hold nothing to drop)."""
         self._matrix = None
+
+
+class EvalMatrix:
+    """The TF-IDF matrix of the eval rows, built on call (fit vocabulary and idf)."""
+
+    def __init__(
+        self, counts: ScopeCounts, vocab: np.ndarray, idf: np.ndarray, rows: np.ndarray
+    ) -> None:
+        self.counts = counts
+        self.vocab = vocab
+        self.idf = idf
+        self.rows = rows
+
+    @property
+    def n_rows(self) -> int:
+        """Number of eval rows."""
+        return int(self.rows.size)
+
+    def __call__(self) -> sp.csr_matrix:
+        """Build the matrix (exactly what ``design(..., lazy_eval=False)`` returns)."""
+        return tfidf(self.counts.restricted(self.rows, self.vocab), self.idf, copy=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +306,7 @@ class Design:
     actually used (lower than asked when the fit partition is too small)."""
 
     x_fit: sp.csr_matrix | None
-    x_eval: sp.csr_matrix | None
+    x_eval: sp.csr_matrix | EvalMatrix | None
     vocab: np.ndarray
     min_df: int | float
 
@@ -236,16 +314,19 @@ class Design:
 def _job(
     x_fit: sp.csr_matrix,
     y_fit: np.ndarray,
-    x_eval: sp.csr_matrix | None,
+    x_eval: sp.csr_matrix | EvalMatrix | None,
     lr: LRSpec,
     top_k: int,
 ) -> FitOutput:
     if x_fit.shape[1] == 0 or np.unique(y_fit).size < 2:
-        n = 0 if x_eval is None else x_eval.shape[0]
+        if x_eval is None:
+            n = 0
+        else:
+            n = x_eval.n_rows if isinstance(x_eval, EvalMatrix) else x_eval.shape[0]
         return FitOutput(np.full(n, np.nan))
-    if x_eval is None:
-        x_eval = x_fit[:0]
-    if x_eval.shape[0] == 0:
+    if isinstance(x_eval, EvalMatrix):  # built after the fit, in fit_and_score
+        return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
+    if x_eval is None or x_eval.shape[0] == 0:
         out = fit_and_score(x_fit, y_fit, x_fit[:1], lr, top_k=top_k)
         return FitOutput(np.empty(0), out.top_pos, out.top_neg)
     return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
@@ -268,12 +349,19 @@ def run_jobs(
     ``toolaudit.leakage._cluster``) runs them on a cluster instead.
     """
     tags: list[Any] = []
+    # a lazily built eval matrix holds the engine: only in-process threads may call it
+    lazy_ok = client is None and (backend or "threading") in ("threading", "sequential")
+
+    def ready(x_eval: Any) -> Any:
+        return x_eval() if isinstance(x_eval, EvalMatrix) and not lazy_ok else x_eval
+
     if client is not None:
         from toolaudit.leakage._cluster import run_on_client
 
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
         calls_ = (
-            (tag, (x_fit, y_fit, x_eval, lr, top_k)) for tag, (x_fit, y_fit, x_eval, top_k) in jobs
+            (tag, (x_fit, y_fit, ready(x_eval), lr, top_k))
+            for tag, (x_fit, y_fit, x_eval, top_k) in jobs
         )
         done: list[tuple[Any, FitOutput]] = []
         for i, (tag, res) in enumerate(run_on_client(client, _job, calls_, window=workers + 1)):
@@ -283,9 +371,11 @@ def run_jobs(
         return done
 
     def calls() -> Iterator[Any]:
-        for tag, (x_fit, y_fit, x_eval, top_k) in jobs:
+        for tag, args in jobs:
             tags.append(tag)
-            yield delayed(_job)(x_fit, y_fit, x_eval, lr, top_k)
+            yield delayed(_job)(args[0], args[1], ready(args[2]), lr, args[3])
+            # drop this job's matrices before the next design is built
+            del args
 
     out: list[tuple[Any, FitOutput]] = []
     # liblinear releases the GIL, so threads parallelize fits without copying matrices;

@@ -11,6 +11,7 @@ counts, l2 row norm.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -124,8 +125,31 @@ def select_vocabulary(
     char_wb terms to ``spec.ngram_range``.
     """
     n_docs, n_terms = counts_fit.shape
-    low, high = doc_count_bounds(spec, n_docs)
     df = np.bincount(counts_fit.indices, minlength=n_terms)
+    return vocabulary_from_stats(
+        df,
+        lambda: np.asarray(counts_fit.sum(axis=0), dtype=np.float64).ravel(),
+        n_docs,
+        spec,
+        string_order=string_order,
+        term_lengths=term_lengths,
+    )
+
+
+def vocabulary_from_stats(
+    df: np.ndarray,
+    tfs: Callable[[], np.ndarray],
+    n_docs: int,
+    spec: FeatureSpec,
+    *,
+    string_order: Any,
+    term_lengths: np.ndarray | None = None,
+) -> np.ndarray:
+    """``select_vocabulary`` from per-term document frequencies ``df`` and total counts
+    (``tfs()``, float64, asked for only when ``max_features`` must cut), so that the
+    counts matrix itself need not exist (the engine sums them over row blocks)."""
+    n_terms = df.size
+    low, high = doc_count_bounds(spec, n_docs)
     mask = (df > 0) & (df >= low) & (df <= high)
     if term_lengths is not None:
         lo, hi = spec.ngram_range
@@ -134,26 +158,58 @@ def select_vocabulary(
     cand = string_order(np.flatnonzero(mask))
     limit = spec.max_features
     if limit is not None and cand.size > limit:
-        tfs = np.asarray(counts_fit.sum(axis=0), dtype=np.float64).ravel()
-        keep = (-tfs[cand]).argsort()[:limit]
+        tf = tfs()
+        keep = (-tf[cand]).argsort()[:limit]
         cand = cand[np.sort(keep)]
     return np.asarray(cand, dtype=np.int64)
 
 
+#: Non-zeros handled per step by ``restrict`` and ``tfidf`` (bounds their temporaries).
+_STEP_NNZ = 4_000_000
+
+
 def restrict(counts: sp.csr_matrix, vocab: np.ndarray) -> sp.csr_matrix:
-    """Columns ``vocab`` of ``counts`` (as float64), renumbered 0..len(vocab)-1."""
+    """Columns ``vocab`` of ``counts`` (as float64), renumbered 0..len(vocab)-1.
+
+    Works over row blocks of about ``_STEP_NNZ`` entries, so its temporaries stay small
+    next to the input and the output."""
     colmap = np.full(counts.shape[1], -1, dtype=np.int64)
     colmap[vocab] = np.arange(vocab.size)
-    new_col = colmap[counts.indices]
-    keep = new_col >= 0
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(np.bincount(rows[keep], minlength=counts.shape[0]))
-    out = sp.csr_matrix(
-        (counts.data[keep].astype(np.float64), new_col[keep].astype(np.int32), indptr),
-        shape=(counts.shape[0], vocab.size),
-    )
+    n_rows = counts.shape[0]
+    indptr_in = counts.indptr
+    per_row = np.zeros(n_rows, dtype=np.int64)
+    bounds = _row_blocks(indptr_in)
+    for a, b in bounds:  # pass 1: kept entries per row
+        lo, hi = int(indptr_in[a]), int(indptr_in[b])
+        keep = colmap[counts.indices[lo:hi]] >= 0
+        rows = np.repeat(np.arange(a, b), np.diff(indptr_in[a : b + 1]))
+        per_row += np.bincount(rows[keep], minlength=n_rows)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(per_row, out=indptr[1:])
+    data = np.empty(int(indptr[-1]), dtype=np.float64)
+    indices = np.empty(int(indptr[-1]), dtype=np.int32)
+    for a, b in bounds:  # pass 2: copy them
+        lo, hi = int(indptr_in[a]), int(indptr_in[b])
+        new_col = colmap[counts.indices[lo:hi]]
+        keep = new_col >= 0
+        out0, out1 = int(indptr[a]), int(indptr[b])
+        data[out0:out1] = counts.data[lo:hi][keep]
+        indices[out0:out1] = new_col[keep]
+    out = sp.csr_matrix((data, indices, indptr), shape=(n_rows, vocab.size))
     out.sort_indices()
+    return out
+
+
+def _row_blocks(indptr: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive row ranges of about ``_STEP_NNZ`` entries each (at least one row)."""
+    n_rows = indptr.size - 1
+    out = []
+    a = 0
+    while a < n_rows:
+        b = int(np.searchsorted(indptr, indptr[a] + _STEP_NNZ, side="right")) - 1
+        b = min(max(b, a + 1), n_rows)
+        out.append((a, b))
+        a = b
     return out
 
 
@@ -173,7 +229,9 @@ def tfidf(x_counts: sp.csr_matrix, idf: np.ndarray, *, copy: bool = True) -> sp.
     """Weight counts by ``idf`` and l2-normalize rows (``TfidfTransformer.transform``);
     ``copy=False`` works in place on a float64 matrix."""
     x = x_counts.copy() if copy else x_counts
-    x.data *= idf[x.indices]
+    for lo in range(0, x.nnz, _STEP_NNZ):  # in steps: idf[indices] is 8 bytes per entry
+        hi = min(lo + _STEP_NNZ, x.nnz)
+        x.data[lo:hi] *= idf[x.indices[lo:hi]]
     return normalize(x, norm="l2", copy=False)
 
 
@@ -189,17 +247,21 @@ class FitOutput:
 def fit_and_score(
     x_fit: sp.csr_matrix,
     y_fit: np.ndarray,
-    x_eval: sp.csr_matrix,
+    x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix],
     lr: LRSpec,
     *,
     top_k: int = 0,
 ) -> FitOutput:
     """Fit the diagnostic classifier and score ``x_eval`` with its decision function.
 
-    ``top_k`` > 0 also returns the column indices and weights of the largest positive and
-    negative coefficients.
+    ``x_eval`` may be a callable that builds the matrix: it is called after the fit, so
+    the eval matrix and liblinear's copy of the fit matrix never coexist. ``top_k`` > 0
+    also returns the column indices and weights of the largest positive and negative
+    coefficients.
     """
     model = lr.make().fit(x_fit, y_fit)
+    if callable(x_eval):
+        x_eval = x_eval()
     scores = model.decision_function(x_eval)
     if top_k <= 0:
         return FitOutput(np.asarray(scores, dtype=np.float64))
