@@ -25,8 +25,17 @@ def test_relaxed_settings_names_only_the_settings_that_differ() -> None:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("leakage", {"leakage.n_boot", "leakage.dilution.k_values", "leakage.dilution.n_seeds"}),
-        ("redaction", {"redaction.n_boot", "redaction.classes"}),
+        (
+            "leakage",
+            {
+                "leakage.n_boot",
+                "leakage.features",
+                "leakage.dilution.k_values",
+                "leakage.dilution.n_seeds",
+                "tcr-shortcut.strength",
+            },
+        ),
+        ("redaction", {"redaction.n_boot", "redaction.classes", "tcr-shortcut.strength"}),
         ("faults", {"faults.tasks", "faults.k_max", "faults.policy"}),
     ],
 )

@@ -59,8 +59,12 @@ class DatasetsAudit:
     result_model = DatasetsResult
 
     def demo_config(self, *, seed: int, data_root: Path | None) -> DatasetsConfig:
-        """tcr-shortcut at scale 0.05; ``data_root`` is unused (nothing is read)."""
-        return DatasetsConfig(seed=seed)
+        """tcr-shortcut in its small configuration (``SMALL_SCALE``, ``SMALL_STRENGTH``:
+        the planted finding is visible there; the strength is recorded as a fallback), which
+        the leakage part then audits; ``data_root`` is unused (nothing is read)."""
+        from toolaudit.datasets._tcr_shortcut import SMALL_SCALE, SMALL_STRENGTH
+
+        return DatasetsConfig(seed=seed, scale=SMALL_SCALE, strength=SMALL_STRENGTH)
 
     def run(
         self, config: DatasetsConfig, *, out_dir: Path, progress: ProgressFn | None = None

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
 from toolaudit.leakage._audit import DilutionConfig, LeakageConfig, run_leakage
+from toolaudit.leakage._features import FEATURE_SETS
 from toolaudit.leakage._report import leakage_sections
 from toolaudit.report import Fallback, Finding, Section
 from toolaudit.tokens import TokenClassRecord
@@ -18,6 +19,8 @@ from toolaudit.tokens import TokenClassRecord
 # The demo's sizes (issue 16: the whole demo within 10 minutes on 2 cores).
 DEMO_N_BOOT = 300
 DEMO_DILUTION = DilutionConfig(k_values=(0, 2, 5), n_seeds=1)
+# The seed's decisive feature set (Table 1: tool 3 stands out with character n-grams).
+DEMO_FEATURES = (FEATURE_SETS["char_wb_3_5"],)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,7 @@ class LeakageAuditConfig:
     leakage: LeakageConfig = field(default_factory=LeakageConfig)
     data: Path | None = None
     scale: float = 0.05
+    strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
 
 
@@ -143,18 +147,31 @@ class LeakageAudit:
         """The controlled benchmark at scale 0.05 with fewer bootstrap replicates and a
         smaller dilution grid (:data:`DEMO_N_BOOT`, :data:`DEMO_DILUTION`), each recorded
         as a ``relaxed_parameter`` fallback; ``data_root`` is unused."""
+        from toolaudit.datasets import SMALL_SCALE, SMALL_STRENGTH, strength_fallback
+
         default = LeakageConfig()
         dilution = default.dilution or DilutionConfig()
-        cfg = LeakageConfig(seed=seed, n_boot=DEMO_N_BOOT, dilution=DEMO_DILUTION)
+        cfg = LeakageConfig(
+            seed=seed, n_boot=DEMO_N_BOOT, dilution=DEMO_DILUTION, features=DEMO_FEATURES
+        )
         relaxed = relaxed_settings(
             "leakage",
             {
                 "n_boot": (cfg.n_boot, default.n_boot),
+                "features": (
+                    tuple(f.name for f in DEMO_FEATURES),
+                    tuple(f.name for f in default.features),
+                ),
                 "dilution.k_values": (DEMO_DILUTION.k_values, dilution.k_values),
                 "dilution.n_seeds": (DEMO_DILUTION.n_seeds, dilution.n_seeds),
             },
         )
-        return LeakageAuditConfig(leakage=cfg, relaxed=relaxed)
+        planted = strength_fallback(SMALL_STRENGTH)
+        if planted is not None:
+            relaxed = (*relaxed, planted)
+        return LeakageAuditConfig(
+            leakage=cfg, scale=SMALL_SCALE, strength=SMALL_STRENGTH, relaxed=relaxed
+        )
 
     def run(
         self, config: LeakageAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
@@ -167,12 +184,17 @@ class LeakageAudit:
         if data is None:
             data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
             if not data.exists():
-                write_tcr_shortcut(data.parent, scale=config.scale, seed=config.leakage.seed)
+                extra = {} if config.strength is None else {"strength": config.strength}
+                write_tcr_shortcut(
+                    data.parent, scale=config.scale, seed=config.leakage.seed, **extra
+                )
         examples = list(read_jsonl(data, Example))
         result = run_leakage(examples, config.leakage, progress=progress)
         payload = result.as_json()
         shown = data.relative_to(out_dir) if data.is_relative_to(out_dir) else data
         payload["data"] = {"files": [str(shown)], "examples": len(examples)}
+        if config.data is None:  # generated here: say how
+            payload["data"].update(scale=config.scale, strength=config.strength)
         fallbacks: list[Fallback] = [*getattr(result, "fallbacks", []), *config.relaxed]
         meta = result_meta(
             command="toolaudit demo (leakage)",

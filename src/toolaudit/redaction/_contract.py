@@ -73,6 +73,7 @@ class RedactionConfig:
     n_boot: int = 2000
     seed: int = 0
     classes: tuple[str, ...] | None = None
+    strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
 
 
@@ -142,6 +143,8 @@ class RedactionAudit:
         peptide control (:data:`DEMO_CLASSES`) and fewer bootstrap replicates
         (:data:`DEMO_N_BOOT`), each reduction a ``relaxed_parameter`` fallback;
         ``data_root`` is unused."""
+        from toolaudit.datasets import SMALL_STRENGTH, strength_fallback
+
         default = RedactionConfig()
         relaxed = relaxed_settings(
             "redaction",
@@ -150,8 +153,11 @@ class RedactionAudit:
                 "classes": (DEMO_CLASSES, default.classes),
             },
         )
+        planted = strength_fallback(SMALL_STRENGTH)
+        if planted is not None:
+            relaxed = (*relaxed, planted)
         return RedactionConfig(seed=seed, n_boot=DEMO_N_BOOT, classes=DEMO_CLASSES,
-                               relaxed=relaxed)  # fmt: skip
+                               strength=SMALL_STRENGTH, relaxed=relaxed)  # fmt: skip
 
     def run(
         self, config: RedactionConfig, *, out_dir: Path, progress: ProgressFn | None = None
@@ -166,7 +172,8 @@ class RedactionAudit:
         from toolaudit.redaction._report import result_payload, write_outputs
         from toolaudit.report import run_metadata
 
-        examples = make_tcr_shortcut(scale=config.scale, seed=config.seed)
+        extra = {} if config.strength is None else {"strength": config.strength}
+        examples = make_tcr_shortcut(scale=config.scale, seed=config.seed, **extra)
         if progress is not None:
             progress(0, 1, "training the controlled frozen model on C0")
         pipe = train_controlled_model(examples, seed=config.seed)
@@ -189,7 +196,8 @@ class RedactionAudit:
             seed=config.seed,
             config={"dataset": "tcr-shortcut", "scale": config.scale, "model": identity,
                     "scoring": config.scoring, "eval": "split=test",
-                    "classes": [c.name for c in classes], "n_boot": config.n_boot},
+                    "classes": [c.name for c in classes], "n_boot": config.n_boot,
+                    "strength": config.strength},
             fallbacks=config.relaxed,
         )  # fmt: skip
         write_outputs(Path(out_dir), result, classes, meta, scores_name="redaction_scores.jsonl")
