@@ -51,6 +51,20 @@ def test_leakage_headline_prefers_the_verdict_block() -> None:
     assert "at_chance — thermompnn_ddg: AUROC 0.520" in _line("leakage", doc)
 
 
+def test_leakage_headline_reads_the_verdict_block_run_leakage_writes() -> None:
+    # leakage.json's verdict: kind, carrier and the evidence rows (prefix and text scopes)
+    doc = _leakage((0.70, 0.65, 0.75), 0.55)
+    rows = [
+        {"scope": "thermompnn_ddg", "features": "prefix 2 char", "auroc": 0.96, "ci": [0.94, 0.98]},
+        {"scope": "thermompnn_ddg", "features": "char_wb_3_5", "auroc": 0.775, "ci": [0.7, 0.85]},
+    ]
+    doc["verdict"] = {"kind": "localized", "carrier": "thermompnn_ddg",
+                      "evidence": {"details": {"candidates": rows}}}  # fmt: skip
+    assert "localized — thermompnn_ddg: AUROC 0.775 [0.700, 0.850]" in _line("leakage", doc)
+    doc["verdict"] = {"kind": "none", "carrier": None, "evidence": {}}
+    assert _line("leakage", doc).split("](")[0].count("none") == 1
+
+
 def _variant(name: str, delta: float | None, ci: list[float | None] | None) -> dict[str, Any]:
     return {
         "name": name, "placeholder": None, "auroc": 0.9 - (delta or 0.0),

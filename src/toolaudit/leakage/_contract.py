@@ -116,16 +116,25 @@ def top_tool_sentence(finding: Finding) -> str:
 def verdict_finding(verdict: dict[str, Any]) -> Finding:
     """The ``verdict`` block of ``leakage.json`` as a :class:`Finding` (keys it lacks stay
     empty; unknown keys go to ``details``)."""
-    known = {"verdict", "value", "auroc", "interval", "ci95", "subject", "tool", "p_value", "n"}
+    known = {"verdict", "kind", "value", "auroc", "interval", "ci95", "subject", "tool",
+             "carrier", "p_value", "n", "evidence"}  # fmt: skip
     iv = verdict.get("interval", verdict.get("ci95"))
-    interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
     value = verdict.get("value", verdict.get("auroc"))
-    subject = verdict.get("subject", verdict.get("tool"))
+    subject = verdict.get("subject", verdict.get("tool", verdict.get("carrier")))
+    if value is None:  # the block run_leakage writes: read the carrier's own scope row
+        evidence = verdict.get("evidence") or {}
+        rows = (evidence.get("details") or {}).get("candidates") or []
+        mine = [r for r in rows if isinstance(r, dict) and r.get("scope") == subject]
+        text = [r for r in mine if not str(r.get("features", "")).startswith("prefix")]
+        if text or mine:
+            row = (text or mine)[0]
+            value, iv = row.get("auroc"), row.get("ci")
+    interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
     details = {k: v for k, v in verdict.items() if k not in known}
     details.setdefault("metric", "AUROC")
     return Finding(
         name="leakage.verdict",
-        verdict=str(verdict.get("verdict")),
+        verdict=str(verdict.get("verdict", verdict.get("kind"))),
         value=value if isinstance(value, int | float) else None,
         interval=interval,
         level=0.95 if interval is not None else None,
@@ -209,7 +218,7 @@ class LeakageAudit:
     def headline(self, result: LeakageResults) -> Finding | None:
         """The ``verdict`` block when the result has one, else the strongest single tool
         against the full trace (:func:`top_tool_finding`)."""
-        if isinstance(result.verdict, dict) and "verdict" in result.verdict:
+        if isinstance(result.verdict, dict) and ({"verdict", "kind"} & set(result.verdict)):
             return verdict_finding(result.verdict)
         finding = top_tool_finding(result)
         if finding is None:
