@@ -186,16 +186,18 @@ class LeakageAudit:
         self, config: LeakageAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
     ) -> LeakageResults:
         """Audit the examples (generating the controlled benchmark when needed)."""
-        from toolaudit.datasets import DATASET_NAME, write_tcr_shortcut
+        from toolaudit.datasets import DATASET_NAME, STRENGTH, write_tcr_shortcut
         from toolaudit.traces import Example, read_jsonl
 
         data = config.data
         if data is None:
             data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
             if not data.exists():
-                extra = {} if config.strength is None else {"strength": config.strength}
                 write_tcr_shortcut(
-                    data.parent, scale=config.scale, seed=config.leakage.seed, **extra
+                    data.parent,
+                    scale=config.scale,
+                    seed=config.leakage.seed,
+                    strength=STRENGTH if config.strength is None else config.strength,
                 )
         examples = list(read_jsonl(data, Example))
         result = run_leakage(examples, config.leakage, progress=progress)

@@ -196,9 +196,9 @@ class PrefixScorer:
             cont = list(conts[i])
             after, hidden = self._run(state, cont)
             self._store([*ctx, *cont], after)
-            rows = torch.cat([state.last_hidden, hidden[:-1]])
+            single = torch.cat([state.last_hidden, hidden[:-1]])
             with torch.inference_mode():
-                lp = self._logprobs_at(rows, torch.tensor(cont, device=dev))
+                lp = self._logprobs_at(single, torch.tensor(cont, device=dev))
             out[i] = lp.double().cpu().tolist()
             return out
         for start in range(0, len(todo), self.batch_size):

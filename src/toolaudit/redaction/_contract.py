@@ -165,15 +165,15 @@ class RedactionAudit:
         """Train the controlled model, redact each default class, re-score; writes the
         per-row scores to ``out_dir/redaction_scores.jsonl`` and caches model answers in
         ``out_dir/redaction_cache.sqlite``."""
-        from toolaudit.datasets import make_tcr_shortcut
+        from toolaudit.datasets import STRENGTH, make_tcr_shortcut
         from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
         from toolaudit.redaction._audit import run_redaction, select_rows
         from toolaudit.redaction._registry import default_classes
         from toolaudit.redaction._report import result_payload, write_outputs
         from toolaudit.report import run_metadata
 
-        extra = {} if config.strength is None else {"strength": config.strength}
-        examples = make_tcr_shortcut(scale=config.scale, seed=config.seed, **extra)
+        strength = STRENGTH if config.strength is None else config.strength
+        examples = make_tcr_shortcut(scale=config.scale, seed=config.seed, strength=strength)
         if progress is not None:
             progress(0, 1, "training the controlled frozen model on C0")
         pipe = train_controlled_model(examples, seed=config.seed)
