@@ -197,8 +197,12 @@ def _config(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``leakage.json``, ``report.md`` and ``report.html``."""
     from toolaudit.errors import ConfigError, DataError
-    from toolaudit.leakage import leakage_sections, run_leakage, write_leakage
-    from toolaudit.leakage._store import return_freed_memory
+    from toolaudit.leakage import (
+        leakage_sections,
+        return_freed_memory,
+        run_leakage,
+        write_leakage,
+    )
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, detect_format, load_examples
 

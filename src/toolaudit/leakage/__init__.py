@@ -19,9 +19,11 @@ from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, featu
 from toolaudit.leakage._partition import Partition, Selection, make_partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import demo_sections, leakage_sections, write_leakage
+from toolaudit.leakage._store import return_freed_memory
 from toolaudit.leakage._verdict import VERDICT_KINDS
 
 __all__ = [
+    "return_freed_memory",
     "VERDICT_KINDS",
     "check_backend",
     "require_distributed",
