@@ -61,7 +61,7 @@ def test_distribution_from_scores_known_answer():
     tools = ["a", "b"]
     reqs = requests_for("CTX", tools)
     assert [c for _, c in reqs[:3]] == list(OPENERS)
-    assert reqs[3] == ("CTX", '{"name": "a"') and all(ctx == "CTX" for ctx, _ in reqs)
+    assert reqs[3] == ("CTX", '{"name": "a') and all(ctx == "CTX" for ctx, _ in reqs)
     ln = math.log
     # P('{"') = 0.6 split a 0.5 / b 0.25 (0.25 names no known tool); fence 0.1 all to b;
     # <tool_call> negligible; the reply takes 0.3
@@ -75,3 +75,29 @@ def test_distribution_from_scores_known_answer():
     assert math.isclose(pi.probs["reply"], 0.3 / z, rel_tol=1e-6)
     assert math.isclose(pi.p_unrecognised, 0.6 * 0.25, rel_tol=1e-6)
     assert math.isclose(sum(pi.probs.values()), 1.0) and pi.leading == "a"
+
+
+def test_a_tool_name_that_begins_another_keeps_only_its_own_mass():
+    from toolaudit.faults._actions import distribution_from_scores, requests_for
+
+    tools = ["get", "get_order"]
+    ln = math.log
+    # P('{"') = 0.8; the name begins with "get" 0.75, of which "get_order" takes 0.5
+    opener = [[ln(0.8)], [ln(1e-9)], [ln(1e-9)]]
+    names = [[ln(0.8), ln(0.75)], [ln(0.8), ln(0.5)]] + [[ln(1e-9)]] * 4
+    assert len(opener + names) == len(requests_for("CTX", tools))
+    pi = distribution_from_scores(opener + names, tools)
+    z = 0.8 * 0.25 + 0.8 * 0.5 + 0.2
+    assert math.isclose(pi.probs["get"], 0.2 / z, rel_tol=1e-6)
+    assert math.isclose(pi.probs["get_order"], 0.4 / z, rel_tol=1e-6)
+    assert math.isclose(pi.p_unrecognised, 0.8 * 0.25, rel_tol=1e-6)
+
+
+@pytest.mark.slow
+def test_the_model_s_own_call_is_recognised(qwen_lm, decision):
+    """The regression behind the closing quote: the embedded Qwen opens a JSON call at
+    this decision (P('{"') about 0.95), and nearly all of that mass names a known tool."""
+    _, text = decision
+    (pi,) = read_distributions(qwen_lm, [text], list(TOOL_SCHEMAS))
+    assert pi.openers['{"'] > 0.5
+    assert pi.p_unrecognised < 0.1 * pi.openers['{"'], pi

@@ -85,6 +85,21 @@ def test_hf_shared_prefix_within_one_call_runs_once(embedded_lm):
         np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
 
 
+def test_hf_repeated_request_in_one_batch_is_scored_once(embedded_lm):
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    reqs = [("Refund the order because", " the item arrived damaged.")] * 3
+    reqs.append(("Refund the order because", " it was late."))
+    got = lm.loglikelihood(reqs)
+    ran = lm.scorer.tokens_run
+    fresh = HFModel.from_loaded(model, tok, identity="embedded:test")
+    fresh.loglikelihood([reqs[0], reqs[3]])
+    assert ran == fresh.scorer.tokens_run
+    assert got[0] == got[1] == got[2]
+    for (c, k), s in zip(reqs[2:], got[2:], strict=True):
+        np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
+
+
 def test_hf_next_turn_starts_from_the_scored_continuation(embedded_lm):
     # A single continuation's state is kept: the next turn (context + continuation +
     # more) runs only its new tokens, and a context that leaves a stored one mid-way

@@ -7,7 +7,12 @@ a bare JSON object ``{"``, some mass on a fenced block, rarely ``<tool_call>``),
 - ``p_o = P(opener o | decision)`` for each opener in ``OPENERS`` (disjoint events: no
   opener is a prefix of another);
 - ``q_ot = P(the call names tool t | decision, o)``: the continuation from the opener up
-  to the tool name and its closing quote, so the 16 events are disjoint too;
+  to the end of the tool name. The closing quote is not scored: the model writes it
+  fused with what follows (Qwen's ``",`` is one token), so a lone ``"`` token is an
+  improbable spelling (about -11 nats on the embedded Qwen) that would hide every
+  call. Without the quote, "the name begins with t" also covers a longer tool name that
+  begins with t, so that name's mass is subtracted (``exact_split``); the events are
+  then disjoint;
 - the recognised call mass of tool t is ``c_t = sum_o p_o q_ot``; the reply takes what no
   opener takes, ``r = 1 - sum_o p_o``;
 - an opener that continues with no known tool name is a format failure:
@@ -26,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: opener -> the text from the opener up to the tool name (the name and '"' follow).
+#: opener -> the text from the opener up to the tool name (the name follows).
 OPENERS: dict[str, str] = {
     '{"': 'name": "',
     "```": 'json\n{"name": "',
@@ -69,7 +74,27 @@ def requests_for(decision: str, tools: Sequence[str]) -> list[tuple[str, str]]:
     model layer runs it once; nothing is appended to the context (a context that ended in
     an opener could tokenize differently from the opener as the model writes it)."""
     out = [(decision, o) for o in OPENERS]
-    out += [(decision, f'{o}{OPENERS[o]}{t}"') for o in OPENERS for t in tools]
+    out += [(decision, f"{o}{OPENERS[o]}{t}") for o in OPENERS for t in tools]
+    return out
+
+
+def exact_split(begins: Sequence[float], tools: Sequence[str]) -> list[float]:
+    """P(the name is exactly t) from P(the name begins with t), per tool: the mass of the
+    nearest longer tool names that begin with t is taken away (the nearest only: theirs
+    already holds the still longer ones). Clamped at 0 (scores are per-token rounded).
+
+    >>> [round(q, 9) for q in exact_split([0.5, 0.2, 0.1], ["get", "get_order", "get_order_x"])]
+    [0.3, 0.1, 0.1]
+    """
+    out = []
+    for i, t in enumerate(tools):
+        longer = [j for j, u in enumerate(tools) if u != t and u.startswith(t)]
+        nearest = [
+            j
+            for j in longer
+            if not any(tools[m] != tools[j] and tools[j].startswith(tools[m]) for m in longer)
+        ]
+        out.append(max(0.0, begins[i] - sum(begins[j] for j in nearest)))
     return out
 
 
@@ -86,7 +111,8 @@ def distribution_from_scores(
     base = len(openers)
     for j, o in enumerate(openers):
         block = scores[base + j * len(tools) : base + (j + 1) * len(tools)]
-        split = [min(1.0, math.exp(_lp(s) - lp_open[o])) for s in block]
+        begins = [min(1.0, math.exp(_lp(s) - lp_open[o])) for s in block]
+        split = exact_split(begins, tools)
         if p_open[o] < MIN_OPENER:  # negligible opener: not split, counted as unrecognised
             unrecognised += p_open[o]
             continue

@@ -349,7 +349,8 @@ class HFModel:
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token natural-log probabilities of each continuation given its context.
 
-        Contexts that share a token prefix run it once (see the module docstring).
+        Contexts that share a token prefix run it once (see the module docstring), and a
+        request repeated in one batch is scored once.
         """
         pairs = [
             (self.encode_context(self._as_prompt(c)), self.encode_continuation(k))
@@ -373,9 +374,12 @@ class HFModel:
         out: list[list[float]] = [[] for _ in requests]
         for j in sorted(range(len(contexts)), key=lambda j: contexts[j]):
             members = by_context[contexts[j]]
-            scores = self.scorer.score(contexts[j], [c for _, c in members], share=share[j])
-            for (i, _), s in zip(members, scores, strict=True):
-                out[i] = s
+            # a continuation asked for twice on one context is scored once
+            unique = list(dict.fromkeys(tuple(c) for _, c in members))
+            scores = self.scorer.score(contexts[j], [list(c) for c in unique], share=share[j])
+            by_cont = dict(zip(unique, scores, strict=True))
+            for i, c in members:
+                out[i] = list(by_cont[tuple(c)])
         return out
 
     # -- generation ----------------------------------------------------------------
