@@ -199,3 +199,35 @@ def test_hf_identity_of_embedded_names_converted_folder_and_options():
         "embedded:qwen2.5-coder-0.5b-instruct-1d9614638d18024d[float32,window=32768,truncate=error]"
     )
     assert HFModel("embedded:qwen", device="cpu", truncate="left").identity != qwen
+
+
+TREE_CONTS = [
+    ' {"name": "get_order_details',
+    ' {"name": "get_user_details',
+    ' {"name": "cancel_pending_order',
+    ' {"',
+    " Sure, let me check.",
+]
+
+
+def test_hf_continuations_as_one_token_tree_past_the_sliding_window(embedded_lm):
+    # Continuations sharing a token prefix run it once (a trie in one forward pass with a
+    # tree mask); after a context longer than Gemma's 512-token sliding window every
+    # score still equals its own full forward pass, and so does the batch path.
+    model, tok = embedded_lm
+    ctx = "Order record: " + '{"order_id": "#W1", "status": "pending"} ' * 40
+    assert len(tok(ctx)["input_ids"]) > model.config.sliding_window
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    got = lm.loglikelihood([(ctx, c) for c in TREE_CONTS])
+    n_ctx = len(tok(ctx)["input_ids"])
+    n_conts = sum(len(tok(c, add_special_tokens=False)["input_ids"]) for c in TREE_CONTS)
+    assert lm.scorer.tokens_run - n_ctx < n_conts - 8  # the shared ' {"name": "' ran once
+    for c, s in zip(TREE_CONTS, got, strict=True):
+        np.testing.assert_allclose(s, _reference(model, tok, ctx, c), atol=1e-4)
+    batch = HFModel.from_loaded(model, tok, identity="embedded:test")
+    batch.scorer._tree_ok = lambda: False  # type: ignore[method-assign]
+    np.testing.assert_allclose(
+        [x for s in batch.loglikelihood([(ctx, c) for c in TREE_CONTS]) for x in s],
+        [x for s in got for x in s],
+        atol=1e-4,
+    )
