@@ -231,3 +231,18 @@ def test_hf_continuations_as_one_token_tree_past_the_sliding_window(embedded_lm)
         [x for s in got for x in s],
         atol=1e-4,
     )
+
+
+def test_hf_a_scored_continuation_that_a_later_context_extends_is_run_once(embedded_lm):
+    # Two returns scored on one context, and the next turn after the first one, in one
+    # batch: the first return's state is kept, so the next turn runs only its new tokens.
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    head = ("Tool schema: lookup(order_id). " * 4).rstrip()
+    a, b = ' {"status": "delivered", "items": 3}', ' {"status": "pending", "items": 1}'
+    nxt = head + a + " Assistant:"
+    got = lm.loglikelihood([(head, a), (head, b), (nxt, " Done")])
+    n = len(tok(nxt + " Done")["input_ids"]) + len(tok(b, add_special_tokens=False)["input_ids"])
+    assert lm.scorer.tokens_run <= n
+    for (c, k), s in zip([(head, a), (head, b), (nxt, " Done")], got, strict=True):
+        np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)

@@ -362,7 +362,7 @@ class HFModel:
         self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[list[float]]:
         """:meth:`loglikelihood` on token ids (context ids as the model should see them)."""
-        from toolaudit.models._prefix import shared_prefixes
+        from toolaudit.models._prefix import extended_texts, shared_prefixes
 
         by_context: dict[tuple[int, ...], list[tuple[int, list[int]]]] = {}
         for i, (ctx_ids, cont_ids) in enumerate(requests):
@@ -371,12 +371,17 @@ class HFModel:
             by_context.setdefault(tuple(ctx), []).append((i, cont))
         contexts = list(by_context)
         share = shared_prefixes(contexts)
+        extended = extended_texts(contexts)
         out: list[list[float]] = [[] for _ in requests]
         for j in sorted(range(len(contexts)), key=lambda j: contexts[j]):
             members = by_context[contexts[j]]
             # a continuation asked for twice on one context is scored once
             unique = list(dict.fromkeys(tuple(c) for _, c in members))
-            scores = self.scorer.score(contexts[j], [list(c) for c in unique], share=share[j])
+            # one that a later context goes on from keeps its state (the next turn)
+            extend = [n for n, c in enumerate(unique) if extended(contexts[j] + c)]
+            scores = self.scorer.score(
+                contexts[j], [list(c) for c in unique], share=share[j], extend=extend
+            )
             by_cont = dict(zip(unique, scores, strict=True))
             for i, c in members:
                 out[i] = list(by_cont[tuple(c)])

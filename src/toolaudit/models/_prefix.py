@@ -29,10 +29,11 @@ stored context can be extended by any number of tokens.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,28 +192,43 @@ class PrefixScorer:
         self._states.clear()
 
     # -- scoring ---------------------------------------------------------------------
+    def _score_kept(self, state: _State, ctx: Sequence[int], cont: list[int]) -> list[float]:
+        """One continuation run on a fork of ``state`` and kept, so a later context that
+        goes on past this text (the next turn) starts from here."""
+        import torch
+
+        after, hidden = self._run(state, cont)
+        self._store([*ctx, *cont], after)
+        single = torch.cat([state.last_hidden, hidden[:-1]])
+        with torch.inference_mode():
+            lp = self._logprobs_at(single, torch.tensor(cont, device=self._device))
+        return list(lp.double().cpu().tolist())
+
     def score(
-        self, ctx: Sequence[int], conts: Sequence[Sequence[int]], *, share: int = 0
+        self,
+        ctx: Sequence[int],
+        conts: Sequence[Sequence[int]],
+        *,
+        share: int = 0,
+        extend: Sequence[int] = (),
     ) -> list[list[float]]:
-        """Per-token log-probabilities of each continuation after the context ``ctx``."""
+        """Per-token log-probabilities of each continuation after the context ``ctx``.
+
+        A lone continuation, and those whose indices are in ``extend`` (a later context
+        goes on from them), are run on their own and their state is kept; the others
+        are scored together."""
         import torch
 
         state = self.context_state(ctx, share=share)
         out: list[list[float]] = [[] for _ in conts]
         todo = [i for i, c in enumerate(conts) if c]
-        dev = self._device
-        if len(todo) == 1:
-            # One continuation: run all of it on a fork and keep the result, so a later
-            # context that goes on past this text (the next turn) starts from here.
-            (i,) = todo
-            cont = list(conts[i])
-            after, hidden = self._run(state, cont)
-            self._store([*ctx, *cont], after)
-            single = torch.cat([state.last_hidden, hidden[:-1]])
-            with torch.inference_mode():
-                lp = self._logprobs_at(single, torch.tensor(cont, device=dev))
-            out[i] = lp.double().cpu().tolist()
+        kept = set(todo) if len(todo) == 1 else set(extend) & set(todo)
+        for i in sorted(kept):
+            out[i] = self._score_kept(state, ctx, list(conts[i]))
+        todo = [i for i in todo if i not in kept]
+        if not todo:
             return out
+        dev = self._device
         if self._tree_ok():
             got = self._score_tree(state, len(ctx), [list(conts[i]) for i in todo])
             for i, lp_i in zip(todo, got, strict=True):
@@ -357,3 +373,21 @@ def shared_prefixes(contexts: Sequence[Sequence[int]]) -> list[int]:
         share[a] = max(share[a], n)
         share[b] = max(share[b], n)
     return share
+
+
+def extended_texts(contexts: Sequence[Sequence[int]]) -> Callable[[Sequence[int]], bool]:
+    """A test: is a token sequence a strict prefix of one of ``contexts``? (A scored
+    context + continuation that a later context goes on from.)
+
+    >>> longer = extended_texts([(1, 2, 3), (4, 5)])
+    >>> longer((1, 2)), longer((1, 2, 3)), longer((4,)), longer((2,))
+    (True, False, True, False)
+    """
+    ordered = sorted(tuple(c) for c in contexts)
+
+    def test(ids: Sequence[int]) -> bool:
+        key = tuple(ids)
+        at = bisect.bisect_right(ordered, key)
+        return at < len(ordered) and ordered[at][: len(key)] == key
+
+    return test
