@@ -138,6 +138,19 @@ def test_faults_headline_counts_s0_rises_with_the_sign_test() -> None:
     assert ": no_clear_rise —" in flat and "0.500" in flat
 
 
+def test_faults_headline_on_too_few_tasks_for_the_sign_test_is_the_separation() -> None:
+    def doc(inside: int, up: int = 2) -> dict[str, Any]:
+        cell = {"arm": "failed", "k": 0, "n": 2, "n_ds0_pos": up, "p_sign_ds0": 0.5}
+        sep = {"n_failed": 2, "failed_min": 0.9, "n_others": 6, "others_max": 0.2,
+               "n_others_inside": inside}  # fmt: skip
+        summary = {"cells": [cell], "s0_separation": {"per_token": sep}}
+        return {"rows": [], "skipped": [], "counts": {}, "summary": summary}
+
+    assert ": s0_separates — failed tool return, step 0:" in _line("faults", doc(0))
+    assert ": no_clear_rise —" in _line("faults", doc(1))  # another arm reaches it
+    assert ": no_clear_rise —" in _line("faults", doc(0, up=1))  # not up on every task
+
+
 def test_traces_headline_counts_files_episodes_and_calls() -> None:
     def f(episodes: int) -> dict[str, Any]:
         return {"format": "tau2", "path": "p", "episodes": episodes, "tasks": 1,

@@ -106,15 +106,35 @@ class FaultsAudit:
 
     def headline(self, result: FaultsResult) -> Finding | None:
         """The failed arm at step 0: how many paired tasks' S0 rose over the clean run,
-        with the sign test of ΔS0 (None when the summary has no such cell)."""
-        cells = result.summary.get("cells") or []
+        with the sign test of ΔS0 (None when the summary has no such cell).
+
+        Verdicts: ``s0_rises`` (the sign test, p < 0.05, most tasks up); ``s0_separates``
+        (too few tasks for the sign test to reach 0.05, but S0 rose on every one and no
+        other arm's ΔS0 reaches the failed arm's smallest: legible on these tasks, not
+        yet a tested claim); else ``no_clear_rise``."""
+        summary = result.summary
+        cells = summary.get("cells") or []
         cell = next((c for c in cells if c.get("arm") == "failed" and c.get("k") == 0), None)
         if cell is None or not cell.get("n"):
             return None
         n, up = int(cell["n"]), int(cell.get("n_ds0_pos", 0))
         p = cell.get("p_sign_ds0")
         p = p if isinstance(p, float) and p == p else None
-        verdict = "s0_rises" if p is not None and p < 0.05 and 2 * up > n else "no_clear_rise"
+        sep = (summary.get("s0_separation") or {}).get("per_token") or {}
+        details: dict[str, Any] = {"metric": "share of tasks with S0 up", "rises": up}
+        if p is not None and p < 0.05 and 2 * up > n:
+            verdict = "s0_rises"
+        elif (
+            up == n
+            and 0.5 ** (n - 1) >= 0.05  # the smallest two-sided sign-test p for n tasks
+            and sep.get("n_others")
+            and sep.get("n_others_inside") == 0
+        ):
+            verdict = "s0_separates"
+            details["other_arms_max_ds0"] = sep.get("others_max")
+            details["failed_min_ds0"] = sep.get("failed_min")
+        else:
+            verdict = "no_clear_rise"
         return Finding(
             name="faults.failed.s0",
             verdict=verdict,
@@ -123,7 +143,7 @@ class FaultsAudit:
             p_value=p,
             n=n,
             subject="failed tool return, step 0",
-            details={"metric": "share of tasks with S0 up", "rises": up},
+            details=details,
         )
 
     def sections(self, result: FaultsResult) -> list[Section]:
