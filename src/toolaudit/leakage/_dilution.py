@@ -210,10 +210,11 @@ def _synthetic(
             draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
         # slots are tokenized and added one at a time onto a running sum, which is kept
         # in the section store between points: while a point is fitted, memory holds its
-        # design matrices only, never the counts of the carrier plus K slots
+        # design matrices only, never the counts of the carrier plus K slots; a slot is
+        # added one row block at a time (the old and the new sum never in memory)
         store = corpus.mats[spec.analyzer]
         acc_name = "__syn_acc"
-        store[acc_name] = corpus.scope_counts(spec.analyzer, [carrier])
+        corpus.copy_section(spec.analyzer, carrier, acc_name)
         prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
         for k in range(k_max + 1):
             if k > 0:
@@ -226,9 +227,7 @@ def _synthetic(
                 name = f"__syn{k - 1}"
                 corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
                 del slot
-                acc, prev = corpus.append_section(spec.analyzer, store[acc_name], prev, name)
-                store[acc_name] = acc
-                del acc
+                prev = corpus.append_section_blocks(spec.analyzer, acc_name, prev, name)
                 corpus.drop_sections([name])
             if k not in per_k:
                 continue
