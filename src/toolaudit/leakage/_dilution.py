@@ -89,6 +89,22 @@ def draw_slots(
     return src, length_of
 
 
+def slot_texts(
+    n_rows: int,
+    draws: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    pool: Sequence[str],
+    slot: int,
+) -> list[str]:
+    """Text of synthetic slot ``slot`` for every row (empty where no stream drew it):
+    ``draws`` holds (rows, source index, length-donor index) per random stream, as
+    ``draw_slots`` returns them."""
+    out = [""] * n_rows
+    for rows, src, length_of in draws:
+        for r_i, row in enumerate(rows):
+            out[row] = synthetic_text(pool[src[r_i, slot]], len(pool[length_of[r_i, slot]]))
+    return out
+
+
 def pool_tools_for(carrier: str, tools: Sequence[str], classes: Sequence[TokenClass]) -> list[str]:
     """Non-carrier tools for synthetic sections: every tool except the carrier and tools
     that repeat the carrier's own token-class values (the seed leaves out Tool 5, which
@@ -218,12 +234,7 @@ def _synthetic(
         prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
         for k in range(k_max + 1):
             if k > 0:
-                slot = [""] * n
-                for rows, src, length_of in draws:
-                    for r_i, row in enumerate(rows):
-                        slot[row] = synthetic_text(
-                            pool[src[r_i, k - 1]], int(lengths[length_of[r_i, k - 1]])
-                        )
+                slot = slot_texts(n, draws, pool, k - 1)
                 name = f"__syn{k - 1}"
                 corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
                 del slot
