@@ -18,6 +18,7 @@ The last line is ``ratio=<whole/blocks peak above level> same_sum=<bool>``.
 
     python benchmarks/dilution_memory.py --scale 0.15        # generated in memory
     python benchmarks/dilution_memory.py --data tcr/examples.jsonl --k 20
+    python benchmarks/dilution_memory.py --ways blocks --block-rows 256   # one way only
 """
 
 from __future__ import annotations
@@ -118,13 +119,14 @@ def main() -> None:
     p.add_argument("--features", default="char_wb_3_5", help="dilution feature set")
     p.add_argument("--carrier", default=CARRIER)
     p.add_argument("--block-rows", type=int, default=1024)
+    p.add_argument("--ways", nargs="+", choices=["whole", "blocks"], default=["whole", "blocks"])
     p.add_argument("--child", choices=["whole", "blocks"], default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         print(json.dumps(child(args)))
         return
     res = {}
-    for way in ("whole", "blocks"):  # one child at a time: each peak is its own
+    for way in args.ways:  # one child at a time: each peak is its own
         cmd = [sys.executable, __file__, *sys.argv[1:], "--child", way]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         res[way] = json.loads(out.strip().splitlines()[-1])
@@ -135,6 +137,8 @@ def main() -> None:
             f"max above level={r['above_kb'] / 1e6:.3f} GB",
             flush=True,
         )
+    if len(res) < 2:
+        return
     w, b = res["whole"], res["blocks"]
     print(f"peak ratio whole/blocks={w['peak_kb'] / b['peak_kb']:.2f}")
     print(
