@@ -31,10 +31,10 @@ from toolaudit.leakage._store import SectionStore
 logger = logging.getLogger(__name__)
 
 Analyzer = str  # "word" or "char_wb"
+ProgressFn = Callable[[int, int, str], None]
 
 #: Rows per block when the synthetic sweep appends a slot to its running sum on disk.
 APPEND_BLOCK_ROWS = 1024
-ProgressFn = Callable[[int, int, str], None]
 
 
 class TermTable:
