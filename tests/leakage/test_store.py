@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from toolaudit.leakage import FEATURE_SETS, PT2DEngine
@@ -89,3 +90,42 @@ def test_return_freed_memory_sets_the_glibc_threshold() -> None:
     if platform.libc_ver()[0] != "glibc":
         pytest.skip("mallopt is glibc's")
     assert return_freed_memory() is True
+
+
+def test_section_store_write_rows_round_trips_block_by_block(tmp_path) -> None:
+    store = SectionStore(tmp_path)
+    mat = _random_csr(4)
+    cuts = [0, 5, 5, 6, 19, 40]  # an empty block, a one-row block, uneven sizes
+    blocks = (mat[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    store.write_rows("a", blocks, n_cols=30)  # wider than the blocks
+    back = store["a"]
+    assert back.shape == (40, 30) and store.nnz("a") == mat.nnz
+    assert back.dtype == np.int32 and back.indices.dtype == np.int32
+    assert (back[:, :25] != mat).nnz == 0 and back[:, 25:].nnz == 0
+    rows = np.array([39, 7, 0, 6], dtype=np.int64)
+    assert (store.rows("a", rows)[:, :25] != mat[rows]).nnz == 0
+    # the .npy files are ordinary arrays (the header was rewritten with the length)
+    file = store._files["a"]
+    assert np.load(f"{file}.data.npy").shape == (mat.nnz,)
+    assert np.load(f"{file}.indptr.npy").tolist() == mat.indptr.tolist()
+    store.write_rows("empty", iter(()), n_cols=3)
+    assert store["empty"].shape == (0, 3) and store.nnz("empty") == 0
+
+
+def test_section_store_write_rows_may_read_the_matrix_it_replaces(tmp_path) -> None:
+    store = SectionStore(tmp_path)
+    mat = _random_csr(5)
+    store["a"] = mat
+    idx = [np.arange(a, min(a + 8, 40)) for a in range(0, 40, 8)]
+    store.write_rows("a", (store.rows("a", i) * 2 for i in idx), n_cols=25)
+    assert (store["a"] != mat * 2).nnz == 0
+    assert len(list(store.path.iterdir())) == 3  # the old files are gone
+
+    def failing():
+        yield store.rows("a", idx[0])
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        store.write_rows("a", failing(), n_cols=25)
+    assert (store["a"] != mat * 2).nnz == 0  # unchanged, no partial files left
+    assert len(list(store.path.iterdir())) == 3

@@ -11,7 +11,7 @@ count matrix per (analyzer, section name) and adds those boundary bigrams explic
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,9 @@ logger = logging.getLogger(__name__)
 
 Analyzer = str  # "word" or "char_wb"
 ProgressFn = Callable[[int, int, str], None]
+
+#: Rows per block when the synthetic sweep appends a slot to its running sum on disk.
+APPEND_BLOCK_ROWS = 1024
 
 
 class TermTable:
@@ -289,7 +292,11 @@ class SectionCorpus:
     ) -> tuple[sp.csr_matrix, np.ndarray | None]:
         """Counts of a scope with section ``name`` appended to it: ``acc`` plus the
         section's counts (plus, for words, the bigram across the boundary); ``prev`` is
-        each row's last word token so far. Returns the new counts and ``prev``."""
+        each row's last word token so far. Returns the new counts and ``prev``.
+
+        The whole-matrix form: the old and new sums coexist in memory. The synthetic
+        sweep uses ``append_section_blocks``; this one is the reference it is tested
+        and benchmarked against."""
         table = self.tables[analyzer]
         total = _widen(acc, table.size) + _widen(self.mats[analyzer][name], table.size)
         if analyzer == "word" and prev is not None:
@@ -307,6 +314,70 @@ class SectionCorpus:
         total = sp.csr_matrix(total)
         total.sort_indices()
         return total, prev
+
+    def copy_section(
+        self, analyzer: Analyzer, name: str, out: str, *, block_rows: int = APPEND_BLOCK_ROWS
+    ) -> None:
+        """Store a copy of section ``name``'s counts under ``out`` (widened to the term
+        table), one row block at a time: the start of a running sum."""
+        store = self.mats[analyzer]
+        n_cols = self.tables[analyzer].size
+        store.write_rows(
+            out,
+            (
+                store.rows(name, np.arange(a, min(a + block_rows, self.n_rows), dtype=np.int64))
+                for a in range(0, self.n_rows, block_rows)
+            ),
+            n_cols=n_cols,
+        )
+
+    def append_section_blocks(
+        self,
+        analyzer: Analyzer,
+        acc: str,
+        prev: np.ndarray | None,
+        name: str,
+        *,
+        block_rows: int = APPEND_BLOCK_ROWS,
+    ) -> np.ndarray | None:
+        """``append_section`` on a running sum kept in the store under ``acc``: the sum
+        is replaced by itself plus section ``name`` (plus, for words, the bigrams across
+        the boundary), one block of ``block_rows`` rows at a time, so memory holds one
+        block of the old sum, of the section and of the new sum, never a whole matrix.
+        Returns the new ``prev``. The stored result equals ``append_section``'s exactly
+        (the boundary bigrams' term ids are assigned for every row at once, as there)."""
+        store = self.mats[analyzer]
+        table = self.tables[analyzer]
+        row = ids = None
+        if analyzer == "word" and prev is not None:
+            first, last = self.first[name], self.last[name]
+            if self.spec.word_max_n >= 2:
+                pair = (first >= 0) & (prev >= 0)
+                row = np.flatnonzero(pair)
+                ids = table.lookup(bigram_keys(prev[pair], first[pair]), add=True)
+            prev = np.where(last >= 0, last, prev)
+        n_cols = table.size
+
+        def blocks() -> Iterator[sp.csr_matrix]:
+            for start in range(0, self.n_rows, block_rows):
+                stop = min(start + block_rows, self.n_rows)
+                idx = np.arange(start, stop, dtype=np.int64)
+                total = _widen(store.rows(acc, idx), n_cols) + _widen(store.rows(name, idx), n_cols)
+                if row is not None and ids is not None:
+                    lo, hi = np.searchsorted(row, [start, stop])
+                    extra = sp.coo_matrix(
+                        (np.ones(hi - lo, dtype=np.int32), (row[lo:hi] - start, ids[lo:hi])),
+                        shape=(stop - start, n_cols),
+                    ).tocsr()
+                    total = total + extra
+                    del extra
+                total = sp.csr_matrix(total)
+                total.sort_indices()
+                yield total
+                del total
+
+        store.write_rows(acc, blocks(), n_cols=n_cols)
+        return prev
 
     def _boundary_bigrams(self, names: Sequence[str]) -> sp.csr_matrix:
         prev = np.full(self.n_rows, -1, dtype=np.int64)

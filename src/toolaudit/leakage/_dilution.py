@@ -89,6 +89,22 @@ def draw_slots(
     return src, length_of
 
 
+def slot_texts(
+    n_rows: int,
+    draws: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    pool: Sequence[str],
+    slot: int,
+) -> list[str]:
+    """Text of synthetic slot ``slot`` for every row (empty where no stream drew it):
+    ``draws`` holds (rows, source index, length-donor index) per random stream, as
+    ``draw_slots`` returns them."""
+    out = [""] * n_rows
+    for rows, src, length_of in draws:
+        for r_i, row in enumerate(rows):
+            out[row] = synthetic_text(pool[src[r_i, slot]], len(pool[length_of[r_i, slot]]))
+    return out
+
+
 def pool_tools_for(carrier: str, tools: Sequence[str], classes: Sequence[TokenClass]) -> list[str]:
     """Non-carrier tools for synthetic sections: every tool except the carrier and tools
     that repeat the carrier's own token-class values (the seed leaves out Tool 5, which
@@ -210,25 +226,19 @@ def _synthetic(
             draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
         # slots are tokenized and added one at a time onto a running sum, which is kept
         # in the section store between points: while a point is fitted, memory holds its
-        # design matrices only, never the counts of the carrier plus K slots
+        # design matrices only, never the counts of the carrier plus K slots; a slot is
+        # added one row block at a time (the old and the new sum never in memory)
         store = corpus.mats[spec.analyzer]
         acc_name = "__syn_acc"
-        store[acc_name] = corpus.scope_counts(spec.analyzer, [carrier])
+        corpus.copy_section(spec.analyzer, carrier, acc_name)
         prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
         for k in range(k_max + 1):
             if k > 0:
-                slot = [""] * n
-                for rows, src, length_of in draws:
-                    for r_i, row in enumerate(rows):
-                        slot[row] = synthetic_text(
-                            pool[src[r_i, k - 1]], int(lengths[length_of[r_i, k - 1]])
-                        )
+                slot = slot_texts(n, draws, pool, k - 1)
                 name = f"__syn{k - 1}"
                 corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
                 del slot
-                acc, prev = corpus.append_section(spec.analyzer, store[acc_name], prev, name)
-                store[acc_name] = acc
-                del acc
+                prev = corpus.append_section_blocks(spec.analyzer, acc_name, prev, name)
                 corpus.drop_sections([name])
             if k not in per_k:
                 continue

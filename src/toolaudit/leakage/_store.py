@@ -18,8 +18,9 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,6 +30,47 @@ logger = logging.getLogger(__name__)
 #: Environment variable naming the folder for the spilled count matrices
 #: (default: the system's temporary folder).
 TMPDIR_ENV = "TOOLAUDIT_TMPDIR"
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+#: A 1-D array's ``.npy`` header (format 1.0) is 128 bytes for any length up to 2**63:
+#: written first for the largest length, it is rewritten in place once the length is known.
+_PLACEHOLDER_LEN = 2**63 - 1
+
+
+def _write_header(fp: Any, dtype: np.dtype[Any], length: int) -> int:
+    header = {
+        "descr": np.lib.format.dtype_to_descr(dtype),
+        "fortran_order": False,
+        "shape": (int(length),),
+    }
+    start = fp.tell()
+    np.lib.format.write_array_header_1_0(fp, header)
+    return int(fp.tell() - start)
+
+
+class _ArrayWriter:
+    """A 1-D ``.npy`` file written in pieces: a placeholder header, the raw pieces, then
+    the header rewritten in place with the final length."""
+
+    def __init__(self, path: str, dtype: np.dtype[Any]) -> None:
+        self.dtype = dtype
+        self.length = 0
+        self._fp = open(path, "wb")  # noqa: SIM115 (closed by finish/abort)
+        self._header_len = _write_header(self._fp, dtype, _PLACEHOLDER_LEN)
+
+    def write(self, arr: np.ndarray) -> None:
+        arr = np.ascontiguousarray(arr, dtype=self.dtype)
+        arr.tofile(self._fp)
+        self.length += int(arr.size)
+
+    def finish(self) -> None:
+        self._fp.seek(0)
+        if _write_header(self._fp, self.dtype, self.length) != self._header_len:
+            raise RuntimeError("npy header length changed")  # not for 1-D arrays, see above
+        self._fp.close()
+
+    def abort(self) -> None:
+        self._fp.close()
 
 
 class SectionStore:
@@ -101,6 +143,68 @@ class SectionStore:
         mat = sp.csr_matrix((out_data, out_idx, out_ptr), shape=(idx.size, self._meta[name][0][1]))
         mat.has_sorted_indices = True
         return mat
+
+    def write_rows(self, name: str, blocks: Iterable[sp.csr_matrix], *, n_cols: int) -> None:
+        """Store the matrix made of ``blocks`` stacked (consecutive row blocks, each with
+        ``n_cols`` columns or fewer), holding one block in memory at a time.
+
+        Data and indices are streamed to their files as each block arrives; only the
+        row pointers (one integer per row) are kept until the end. The blocks may read
+        the matrix being replaced (``store.rows(name, ...)``): the new files replace the
+        old ones only after the last block, and an error leaves the old matrix in place.
+        The result equals ``store[name] = sp.vstack(blocks)`` (canonical, sorted).
+
+        >>> store = SectionStore()
+        >>> m = sp.csr_matrix(np.arange(6, dtype=np.int32).reshape(3, 2))
+        >>> store.write_rows("m", (m[i : i + 2] for i in (0, 2)), n_cols=2)
+        >>> store["m"].toarray().tolist(), store.nnz("m")
+        ([[0, 1], [2, 3], [4, 5]], 5)
+        """
+        file = self.path / f"m{self._next:06d}"
+        self._next += 1
+        writers: dict[str, _ArrayWriter] = {}
+        ptrs: list[np.ndarray] = []
+        n_rows = 0
+        try:
+            for block in blocks:
+                mat = sp.csr_matrix(block)
+                if mat.shape[1] > n_cols:
+                    raise ValueError(f"a block has {mat.shape[1]} columns, more than {n_cols}")
+                mat.sum_duplicates()  # canonical: sorted indices, no duplicates
+                if not writers:
+                    writers = {
+                        "data": _ArrayWriter(f"{file}.data.npy", mat.data.dtype),
+                        "indices": _ArrayWriter(f"{file}.indices.npy", mat.indices.dtype),
+                    }
+                ptrs.append(mat.indptr[1:].astype(np.int64) + writers["data"].length)
+                writers["data"].write(mat.data)
+                writers["indices"].write(mat.indices)
+                n_rows += int(mat.shape[0])
+                del mat
+            if not writers:  # no block: an empty matrix
+                writers = {
+                    "data": _ArrayWriter(f"{file}.data.npy", np.dtype(np.int32)),
+                    "indices": _ArrayWriter(f"{file}.indices.npy", np.dtype(np.int32)),
+                }
+            nnz = writers["data"].length
+            for writer in writers.values():
+                writer.finish()
+            # the row pointers' type as scipy would choose it for the whole matrix
+            small = nnz <= _INT32_MAX and writers["indices"].dtype == np.int32
+            indptr = np.concatenate([np.zeros(1, np.int64), *ptrs])
+            np.save(f"{file}.indptr.npy", indptr.astype(np.int32 if small else np.int64))
+        except BaseException:
+            for writer in writers.values():
+                writer.abort()
+            for part in ("data", "indices", "indptr"):
+                Path(f"{file}.{part}.npy").unlink(missing_ok=True)
+            raise
+        old = self._files.get(name)
+        if old is not None:
+            for part in ("data", "indices", "indptr"):
+                Path(f"{old}.{part}.npy").unlink(missing_ok=True)
+        self._files[name] = file
+        self._meta[name] = ((n_rows, int(n_cols)), int(nnz))
 
     def put_array(self, name: str, arr: np.ndarray) -> None:
         """Keep a plain array on disk under ``name`` (read back with ``pop_array``)."""
