@@ -3,7 +3,6 @@ is a relaxed_parameter fallback, and the demo records wall and CPU seconds per p
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -69,25 +68,28 @@ def test_demo_records_wall_and_cpu_seconds_per_part(tmp_path: Path) -> None:
     assert "| CPU seconds | load |" in overview
 
 
-def test_demo_probe_runs_a_small_llm_block_and_records_its_size() -> None:
-    config = load_audit("probe").demo_config(seed=0, data_root=None)
-    assert config.llm is not None and config.llm.model == "embedded:qwen"
+def test_demo_probe_llm_part_is_small_and_records_its_size() -> None:
+    config = load_audit("probe_llm").demo_config(seed=0, data_root=None)
+    assert config.model == "embedded:qwen" and (config.tasks, config.seeds) == (1, 1)
     assert {f.what for f in config.relaxed} == {
-        "probe.llm.tasks",
-        "probe.llm.seeds",
-        "probe.llm.max_steps",
+        "probe_llm.tasks",
+        "probe_llm.seeds",
+        "probe_llm.max_steps",
     }
 
 
 @pytest.mark.slow
-def test_probe_llm_block_adds_an_llm_row_with_its_repeat_control(tmp_path: Path) -> None:
-    from toolaudit.audits import run_audit
-    from toolaudit.probes._contract import LLMBlock, ProbeConfig
+def test_probe_llm_part_gives_the_llm_row_and_its_repeat_control(tmp_path: Path) -> None:
+    from toolaudit.audits import load_results
+    from toolaudit.cli.main import main
 
-    config = ProbeConfig(n_seeds=1, n_boot=200, llm=LLMBlock(tasks=1, max_steps=1))
-    run_audit("probe", tmp_path, config=config)
-    doc = json.loads((tmp_path / "probe" / "probe.json").read_text(encoding="utf-8"))
-    cells = {(c["policy"], c["condition"]) for c in doc["cells"]}
-    assert {("llm", "original"), ("llm", "repeat")} <= cells
-    assert any(r.get("policy") == "llm" for r in doc["repeat_control"])
-    assert doc["llm_block"]["model"] == "embedded:qwen" and doc["llm_block"]["records"] == 2
+    assert main(["demo", "--out", str(tmp_path), "--only", "probe_llm"]) == 0
+    result = load_results(tmp_path)["probe_llm"]
+    assert {(c.policy, c.condition) for c in result.cells} == {
+        ("llm", "original"),
+        ("llm", "repeat"),
+    }
+    assert [r["policy"] for r in result.repeat_control] == ["llm"]
+    assert result.agent["model"] == "embedded:qwen" and result.records == 2
+    first = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "probe.repeat_control.llm" in first or "repeat" in first.split("## ")[1]

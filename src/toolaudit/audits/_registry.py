@@ -42,6 +42,7 @@ AUDITS: dict[str, Registration] = {
     "redaction": Registration("toolaudit.redaction:REDACTION_AUDIT", command="redact"),
     "probe": Registration("toolaudit.probes:PROBE_AUDIT", command="probe"),
     "probe_compare": Registration("toolaudit.probes:PROBE_COMPARE_AUDIT", command="probe"),
+    "probe_llm": Registration("toolaudit.probes:PROBE_LLM_AUDIT", command="probe"),
     "faults": Registration("toolaudit.faults:FAULTS_AUDIT", command="faults"),
 }
 

@@ -95,8 +95,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         nargs="+",
         choices=list(AUDITS),
         default=None,
-        help="run only these parts, in registry order (without the model-facing faults "
-        "part: --only traces datasets leakage redaction probe probe_compare)",
+        help="run only these parts, in registry order (without the model-facing parts, "
+        "probe_llm and faults: --only traces datasets leakage redaction probe probe_compare)",
     )
     add_data_root(p)
     p.set_defaults(func=run)

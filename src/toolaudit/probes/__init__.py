@@ -21,6 +21,7 @@ from toolaudit.probes._judging import (
     render_record,
 )
 from toolaudit.probes._llm_agent import DEFAULT_MODEL, llm_factory
+from toolaudit.probes._llm_contract import PROBE_LLM_AUDIT
 from toolaudit.probes._mutations import (
     CONDITIONS,
     Compose,
@@ -57,6 +58,7 @@ __all__ = [
     "llm_factory",
     "PROBE_AUDIT",
     "PROBE_COMPARE_AUDIT",
+    "PROBE_LLM_AUDIT",
     "CONDITIONS",
     "JudgeConfig",
     "Replicates",

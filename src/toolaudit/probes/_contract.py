@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, relaxed_settings, result_meta
+from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
@@ -17,24 +17,6 @@ from toolaudit.probes._study import analyze_study, run_probe_study
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
-
-
-@dataclass(frozen=True, slots=True)
-class LLMBlock:
-    """An LLM-agent row with its repeat control (original and repeat conditions)."""
-
-    model: str = "embedded:qwen"
-    tasks: int = 1
-    seeds: int = 1
-    max_steps: int = 2
-    temperature: float = 0.7
-
-
-# Issue 16 asks the demo for an LLM-agent row with its repeat control: the embedded Qwen
-# at temperature 0.7 on one task, original and repeat, one seed, two generations a run.
-DEMO_LLM = LLMBlock()
-#: the block's sizes in a `probe run --policies llm` study with its defaults
-LLM_DEFAULTS: dict[str, Any] = {"tasks": None, "seeds": 3, "max_steps": 10}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +29,6 @@ class ProbeConfig:
     n_boot: int = 2000
     seed: int = 0
     relaxed: tuple[Fallback, ...] = ()
-    llm: LLMBlock | None = None
 
 
 class ProbeCell(ResultRecord):
@@ -88,37 +69,20 @@ class ProbeAudit:
     result_model = ProbeResult
 
     def demo_config(self, *, seed: int, data_root: Path | None) -> ProbeConfig:
-        """The full scripted study (three seeds per cell) and a small LLM-agent block
-        (:data:`DEMO_LLM`; its reduced size is a recorded ``relaxed_parameter``);
-        ``data_root`` is unused."""
-        block = DEMO_LLM
-        relaxed = relaxed_settings(
-            "probe.llm",
-            {k: (getattr(block, k), v) for k, v in LLM_DEFAULTS.items()},
-        )
-        return ProbeConfig(seed=seed, relaxed=relaxed, llm=block)
+        """The full scripted study (three seeds per cell); the LLM agent is the
+        ``probe_llm`` part. ``data_root`` is unused."""
+        return ProbeConfig(seed=seed)
 
     def run(
         self, config: ProbeConfig, *, out_dir: Path, progress: ProgressFn | None = None
     ) -> ProbeResult:
-        """Run (or resume) the study into ``out_dir/probe`` (and the LLM block into
-        ``out_dir/probe_llm``) and analyse it."""
+        """Run (or resume) the study into ``out_dir/probe`` and analyse it."""
         study = Path(out_dir) / "probe"
         run_probe_study(study, n_seeds=config.n_seeds, seed=config.seed, n_jobs=1,
                         progress=progress)  # fmt: skip
         doc = analyze_study(
             study, margin=config.margin, seed=config.seed, n_boot=config.n_boot, write=False
         )
-        if config.llm is not None:
-            llm = _llm_block(config, Path(out_dir) / "probe_llm", progress)
-            doc["cells"] = [*doc["cells"], *llm["cells"]]
-            doc["repeat_control"] = [*doc["repeat_control"], *llm["repeat_control"]]
-            doc["policies_run"] = [*doc["policies_run"], "llm"]
-            doc["llm_block"] = {**llm["config"], "records": llm["records"]}
-            doc["conclusions"] = [
-                *doc.get("conclusions", []),
-                *(c for c in llm.get("conclusions", []) if c["name"].startswith("probe.repeat")),
-            ]
         extra: list[Fallback] = list(config.relaxed)
         judge = doc.get("judge") or {}
         if judge.get("simulated"):
@@ -158,37 +122,6 @@ class ProbeAudit:
         """The study section (gap figure, cells, controls, judge audit)."""
         doc = result.model_dump(mode="python", exclude_unset=True)
         return [study_section(doc, margin=float(result.meta.config.get("margin", 0.10)))]
-
-
-def _llm_block(config: ProbeConfig, out: Path, progress: ProgressFn | None) -> dict[str, Any]:
-    """Run (or resume) the LLM agent under the original and repeat conditions and
-    analyse it (its cells and repeat control join the study's)."""
-    from toolaudit.probes import llm_factory
-
-    block = config.llm
-    assert block is not None
-    opts = {"model": block.model, "temperature": block.temperature, "max_steps": block.max_steps}
-    run_probe_study(
-        out,
-        n_seeds=block.seeds,
-        seed=config.seed,
-        n_jobs=1,
-        tasks=list(range(block.tasks)),
-        policies=["llm"],
-        conditions=["original", "repeat"],
-        progress=progress,
-        agents={
-            "llm": llm_factory(
-                block.model, temperature=block.temperature, max_steps=block.max_steps
-            )
-        },  # fmt: skip
-        agent_options={"llm": opts},
-        options=opts,
-    )
-    doc = analyze_study(out, margin=config.margin, seed=config.seed, n_boot=config.n_boot,
-                        write=False)  # fmt: skip
-    doc["config"] = {**opts, "tasks": block.tasks, "seeds": block.seeds}
-    return doc
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,14 +176,6 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     )
     for text in _sentences(result, "probe.repeat_control"):
         sec.text(text)
-    block = result.get("llm_block")
-    if block:
-        sec.text(
-            f"The llm rows: {block['model']} as the agent at temperature "
-            f"{block['temperature']}, {block['tasks']} task(s) x original and repeat x "
-            f"{block['seeds']} seed(s), at most {block['max_steps']} generations a run "
-            f"({block['records']} runs)."
-        )
     sel = result["selection"]
     sec.table(
         f"Policy selection: chosen on {len(sel['selection_tasks'])} tasks, evaluated on the "
