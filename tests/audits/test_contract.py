@@ -7,7 +7,7 @@ import json
 import logging
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import ClassVar
@@ -30,7 +30,7 @@ from toolaudit.audits import (
 from toolaudit.cli._demo import DemoResult
 from toolaudit.cli.main import commands, main
 from toolaudit.errors import ConfigError, DataError
-from toolaudit.report import Fallback, Section, record_fallback
+from toolaudit.report import Fallback, Section, headline_sentence, record_fallback
 
 
 @pytest.mark.parametrize("name", list(AUDITS))
@@ -139,7 +139,7 @@ def test_demo_without_data_records_fallbacks_everywhere(
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING):
         code = main(["demo", "--out", str(out), "--data-root", str(empty),
-                     "--only", "traces", "probe_compare"])  # fmt: skip
+                     "--only", "traces", "leakage_tau2", "probe_compare"])  # fmt: skip
     assert code == 0
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("traces.public_files" in m for m in warned)
@@ -149,15 +149,35 @@ def test_demo_without_data_records_fallbacks_everywhere(
         ("skipped_part", "traces.public_files")
     ]
     demo = load_result(out / "demo.json", DemoResult)
-    assert [len(p.fallbacks) for p in demo.parts] == [1, 1]
+    assert [len(p.fallbacks) for p in demo.parts] == [1, 1, 1]
     report = (out / "report.md").read_text()
-    assert "Fallbacks: 2 substitutions or relaxations" in report
+    assert "Fallbacks: 3 substitutions or relaxations" in report
     assert "Fallback [skipped_part] probe.compare" in report
+    assert "Fallback [skipped_part] leakage_tau2.files" in report
     first = report[report.index("## What the demo found") : report.index("## Overview")]
-    assert first.count("no verdict stated at this size") == 2
+    assert first.count("no verdict stated at this size") == 3
     assert "(traces: 1 fallbacks; details in its section)" in first
-    assert "Fallbacks in force: 2" in first
+    assert "Fallbacks in force: 3" in first
     assert "probe_compare: Fallback [skipped_part] probe.compare" in first
+
+
+def test_leakage_on_the_shared_tau2_airline_files_states_a_verdict(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    from toolaudit.leakage import FEATURE_SETS, LeakageConfig
+
+    audit = load_audit("leakage_tau2")
+    config = audit.demo_config(seed=0, data_root=shared_data)
+    assert [f.name for f in config.files] == [
+        "airline__gpt-4.1__user-gpt-4.1__test20x1.json",
+        "airline__qwen2.5-7b__user-gpt-4.1__50x1.json",
+    ]
+    small = LeakageConfig(features=(FEATURE_SETS["word_1_2"],), n_boot=200, dilution=None)
+    result = run_audit("leakage_tau2", tmp_path, config=replace(config, leakage=small))
+    assert (tmp_path / "leakage_tau2.json").exists() and result.data["examples"] == 70
+    line = headline_sentence(audit.title, audit.headline(result))
+    assert result.verdict["kind"] in ("none", "localized", "distributed", "inconclusive")
+    assert line.startswith(f"{audit.title}: {result.verdict['kind']} — ") and "n = 70" in line
 
 
 def test_faults_without_tau2_data_records_the_stand_in_domain(tmp_path: Path) -> None:

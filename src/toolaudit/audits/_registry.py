@@ -39,6 +39,7 @@ AUDITS: dict[str, Registration] = {
     "traces": Registration("toolaudit.traces:TRACES_AUDIT", command="traces"),
     "datasets": Registration("toolaudit.datasets:DATASETS_AUDIT", command="datasets"),
     "leakage": Registration("toolaudit.leakage:LEAKAGE_AUDIT", command="leakage"),
+    "leakage_tau2": Registration("toolaudit.leakage:LEAKAGE_REAL_AUDIT", command="leakage"),
     "redaction": Registration("toolaudit.redaction:REDACTION_AUDIT", command="redact"),
     "probe": Registration("toolaudit.probes:PROBE_AUDIT", command="probe"),
     "probe_compare": Registration("toolaudit.probes:PROBE_COMPARE_AUDIT", command="probe"),

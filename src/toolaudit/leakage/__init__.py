@@ -12,7 +12,7 @@ from toolaudit.leakage._audit import (
     run_leakage,
 )
 from toolaudit.leakage._cluster import check_backend, require_distributed
-from toolaudit.leakage._contract import LEAKAGE_AUDIT
+from toolaudit.leakage._contract import LEAKAGE_AUDIT, LEAKAGE_REAL_AUDIT
 from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs
@@ -29,6 +29,7 @@ __all__ = [
     "require_distributed",
     "feature_specs",
     "LEAKAGE_AUDIT",
+    "LEAKAGE_REAL_AUDIT",
     "FEATURE_SETS",
     "CorpusSpec",
     "DilutionConfig",

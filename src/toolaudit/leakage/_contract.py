@@ -25,12 +25,15 @@ DEMO_FEATURES = (FEATURE_SETS["char_wb_3_5"],)
 
 @dataclass(frozen=True, slots=True)
 class LeakageAuditConfig:
-    """The examples to audit (``None``: the controlled benchmark generated at ``scale``
-    into the output folder when absent), the audit's own settings, and the settings the
-    demo relaxed (``relaxed``: recorded in ``meta.fallbacks``)."""
+    """The examples to audit (``data``: an Example JSONL; ``files``: result files read
+    through ``toolaudit.traces``, label = reward; neither: the controlled benchmark
+    generated at ``scale`` into the output folder when absent), the audit's own
+    settings, and the settings the demo relaxed (``relaxed``: recorded in
+    ``meta.fallbacks``)."""
 
     leakage: LeakageConfig = field(default_factory=LeakageConfig)
     data: Path | None = None
+    files: tuple[Path, ...] = ()
     scale: float = 0.05
     strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
@@ -129,6 +132,11 @@ def verdict_finding(verdict: dict[str, Any]) -> Finding:
         if text or mine:
             row = (text or mine)[0]
             value, iv = row.get("auroc"), row.get("ci")
+        elif subject is None and isinstance(evidence.get("value"), int | float):
+            # no carrier (none / distributed): the scope the decision turned on
+            value, iv = evidence["value"], evidence.get("interval")
+            subject = f"strongest scope {evidence.get('subject')} (family-wise interval)"
+            verdict = {**verdict, "n": verdict.get("n", evidence.get("n"))}
     interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
     details = {k: v for k, v in verdict.items() if k not in known}
     details.setdefault("metric", "AUROC")
@@ -190,21 +198,27 @@ class LeakageAudit:
         from toolaudit.traces import Example, read_jsonl
 
         data = config.data
-        if data is None:
-            data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
-            if not data.exists():
-                write_tcr_shortcut(
-                    data.parent,
-                    scale=config.scale,
-                    seed=config.leakage.seed,
-                    strength=STRENGTH if config.strength is None else config.strength,
-                )
-        examples = list(read_jsonl(data, Example))
+        if config.files:
+            from toolaudit.traces import load_examples
+
+            examples = [e for f in config.files for e in load_examples(f)]
+            shown_files = [str(f) for f in config.files]
+        else:
+            if data is None:
+                data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
+                if not data.exists():
+                    write_tcr_shortcut(
+                        data.parent,
+                        scale=config.scale,
+                        seed=config.leakage.seed,
+                        strength=STRENGTH if config.strength is None else config.strength,
+                    )
+            examples = list(read_jsonl(data, Example))
+            shown_files = [str(data.relative_to(out_dir) if data.is_relative_to(out_dir) else data)]
         result = run_leakage(examples, config.leakage, progress=progress)
         payload = result.as_json()
-        shown = data.relative_to(out_dir) if data.is_relative_to(out_dir) else data
-        payload["data"] = {"files": [str(shown)], "examples": len(examples)}
-        if config.data is None:  # generated here: say how
+        payload["data"] = {"files": shown_files, "examples": len(examples)}
+        if config.data is None and not config.files:  # generated here: say how
             payload["data"].update(scale=config.scale, strength=config.strength)
         fallbacks: list[Fallback] = [*getattr(result, "fallbacks", []), *config.relaxed]
         meta = result_meta(
@@ -244,4 +258,80 @@ class LeakageAudit:
         return sections
 
 
+#: The real-data demo part: the two airline result files of docs/leakage.md.
+AIRLINE_PAIR = (
+    "airline__gpt-4.1__user-gpt-4.1__test20x1.json",
+    "airline__qwen2.5-7b__user-gpt-4.1__50x1.json",
+)
+
+
+class LeakageRealResults(LeakageResults):
+    """``leakage_tau2.json``: the leakage audit on public tau2 result files."""
+
+    results_file: ClassVar[str] = "leakage_tau2.json"
+
+
+class LeakageRealAudit(LeakageAudit):
+    """The leakage audit on real agent trajectories: the shared tau2 airline results
+    (label = the episode's reward), when the data root has them."""
+
+    name = "leakage_tau2"
+    title = "Leakage audit on real trajectories (tau2 airline)"
+    result_model = LeakageRealResults
+
+    def demo_config(self, *, seed: int, data_root: Path | None) -> LeakageAuditConfig:
+        """The airline pair (:data:`AIRLINE_PAIR`) with every feature set and the
+        demo's bootstrap size and dilution grid (each a recorded ``relaxed_parameter``);
+        no files when the data root lacks them (the run then records a
+        ``skipped_part``)."""
+        sim = Path(data_root) / "tau2" / "simulations" if data_root else None
+        files = tuple(sim / f for f in AIRLINE_PAIR) if sim else ()
+        if not files or not all(f.exists() for f in files):
+            files = ()
+        default = LeakageConfig()
+        cfg = LeakageConfig(seed=seed, n_boot=DEMO_N_BOOT, dilution=DEMO_DILUTION)
+        dilution = default.dilution or DilutionConfig()
+        relaxed = relaxed_settings(
+            self.name,
+            {
+                "n_boot": (cfg.n_boot, default.n_boot),
+                "dilution.k_values": (DEMO_DILUTION.k_values, dilution.k_values),
+                "dilution.n_seeds": (DEMO_DILUTION.n_seeds, dilution.n_seeds),
+            },
+        )
+        return LeakageAuditConfig(leakage=cfg, files=files, relaxed=relaxed)
+
+    def run(
+        self, config: LeakageAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
+    ) -> LeakageResults:
+        """Audit the files; without them an empty result with a ``skipped_part``."""
+        if config.files:
+            done = super().run(config, out_dir=out_dir, progress=progress)
+            return LeakageRealResults.model_validate(done.model_dump(mode="python"))
+        skipped = Fallback(
+            kind="skipped_part",
+            what="leakage_tau2.files",
+            detail="the tau2 airline result files (" + ", ".join(AIRLINE_PAIR) + ") were "
+            "not found under the data root; the leakage audit on real trajectories was skipped",
+        )
+        meta = result_meta(command="toolaudit demo (leakage_tau2)", seed=config.leakage.seed,
+                           config=config.leakage.as_json(),
+                           fallbacks=[skipped])  # fmt: skip
+        return LeakageRealResults.new(
+            meta, scopes=[], provenance=Provenance(features=[], classes=[]), prefix_lookup=None,
+            dilution=None, partition={}, tools=[],
+        )  # fmt: skip
+
+    def headline(self, result: LeakageResults) -> Finding | None:
+        """The verdict, or none when the part was skipped."""
+        return super().headline(result) if result.scopes else None
+
+    def sections(self, result: LeakageResults) -> list[Section]:
+        """As the leakage audit's; a one-line section when the part was skipped."""
+        if result.scopes:
+            return super().sections(result)
+        return [Section(self.title).text("Skipped: the tau2 airline files are not present.")]
+
+
 LEAKAGE_AUDIT = LeakageAudit()
+LEAKAGE_REAL_AUDIT = LeakageRealAudit()
