@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=list(AUDITS),
         default=None,
         help="run only these parts, in registry order (without the model-facing parts, "
-        "probe_llm and faults: --only traces datasets leakage redaction probe probe_compare)",
+        "probe_llm and faults: --only traces datasets leakage leakage_tau2 redaction probe "
+        "probe_compare)",
     )
     add_data_root(p)
     p.set_defaults(func=run)
