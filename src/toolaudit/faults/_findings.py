@@ -157,6 +157,10 @@ def sentence(f: Finding) -> str:
     n = f.n or 0
     v = f.value
     name = f.name
+    if name.startswith("faults.seed."):
+        from toolaudit.faults._claims import claim_sentence
+
+        return claim_sentence(f)
     if name == "faults.paired_set":
         drops = ", ".join(f"{k}: {c}" for k, c in f.details["dropouts"].items()) or "none"
         return (

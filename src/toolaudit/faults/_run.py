@@ -340,6 +340,7 @@ def build_payload(
     fallbacks: list[Any],
 ) -> dict[str, Any]:
     """``faults.json`` from per-task records and the census (rows, counts, summary, meta)."""
+    from toolaudit.faults._claims import seed_claims
     from toolaudit.faults._findings import findings
     from toolaudit.faults._summary import summarize
     from toolaudit.report import run_metadata
@@ -364,7 +365,10 @@ def build_payload(
             "skip_reasons": census["site_dropouts"],
         },
         "summary": summary,
-        "findings": [f.model_dump() for f in findings(summary, census, len(records))],
+        "findings": [
+            f.model_dump()
+            for f in [*findings(summary, census, len(records)), *seed_claims(summary)]
+        ],
         # the first scored task's site return under every arm, for the transcript view
         "site_returns": [
             {"task": r["task"], "tool": r["site_tool"], "returns": r["site_returns"]}

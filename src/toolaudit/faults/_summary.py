@@ -64,6 +64,11 @@ def _cell(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
         "net_sgn_dp_reread": int(
             sum(np.sign([x if abs(x) > _EPS else 0.0 for x in d["p_reread"]]))
         ),
+        "n_dp_reread_pos": sum(x > _EPS for x in d["p_reread"]),
+        "n_dp_reread_neg": sum(x < -_EPS for x in d["p_reread"]),
+        "p_sign_dp_reread": (
+            sign_test([x if abs(x) > _EPS else 0.0 for x in d["p_reread"]]) if pairs else math.nan
+        ),
         "leader_changes": sum(c["leading_action"] != a["leading_action"] for c, a in pairs),
         "leader_to_reread": sum(
             c["leading_action"] != a["leading_action"]
