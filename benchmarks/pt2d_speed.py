@@ -18,6 +18,7 @@ mistakes which stage the speed comes from. The last line is
     python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
     python benchmarks/pt2d_speed.py --scale 0.1  # a quick run
     python benchmarks/pt2d_speed.py --scale 1 --part all   # plus the whole audit's peak
+    python benchmarks/pt2d_speed.py --examples tcr/examples.jsonl   # reuse generated data
 """
 
 from __future__ import annotations
@@ -158,10 +159,11 @@ def run_audit(path: Path, n_jobs: int) -> dict:
     sweeps (K up to 20, five seeds), reading the input as the CLI does."""
     from toolaudit.cli.main import main as cli
 
-    out = path.parent / "audit-out"
     t0 = time.perf_counter()
-    code = cli(["leakage", str(path), "--out", str(out)])
-    doc = json.loads((out / "leakage.json").read_text()) if code == 0 else {}
+    with tempfile.TemporaryDirectory(prefix="pt2d-audit-") as tmp:
+        out = Path(tmp)
+        code = cli(["leakage", str(path), "--out", str(out)])
+        doc = json.loads((out / "leakage.json").read_text()) if code == 0 else {}
     return {
         "stages": {"audit": time.perf_counter() - t0},
         "exit": code,
@@ -193,6 +195,14 @@ def main() -> int:
         help="both = baseline and engine scope tables; audit = the whole default audit "
         "(its peak is the memory target); all = the three",
     )
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        default=None,
+        help="an examples.jsonl written by `toolaudit datasets make tcr-shortcut` at this "
+        "--scale and --seed, instead of generating it here (the generator takes about 8 "
+        "minutes at scale 1)",
+    )
     parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -203,14 +213,21 @@ def main() -> int:
     from toolaudit.traces import write_jsonl
 
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "examples.jsonl"
         t = time.perf_counter()
-        examples = make_tcr_shortcut(scale=args.scale, seed=args.seed)
-        write_jsonl(data, examples)
+        if args.examples is not None:
+            if not args.examples.is_file():
+                parser.error(f"--examples: {args.examples} is not a file")
+            data = args.examples
+            examples = _load(data)
+        else:
+            data = Path(tmp) / "examples.jsonl"
+            examples = make_tcr_shortcut(scale=args.scale, seed=args.seed)
+            write_jsonl(data, examples)
         n_chars = sum(len(s.content) for e in examples for s in e.tools)
         print(
             f"controlled benchmark scale={args.scale}: {len(examples)} examples, "
-            f"{n_chars / 1e6:.1f}M characters of tool text ({time.perf_counter() - t:.0f}s to make)"
+            f"{n_chars / 1e6:.1f}M characters of tool text ({time.perf_counter() - t:.0f}s to "
+            f"{'read ' + str(data) if args.examples else 'make'})"
         )
         del examples
         res = {}
