@@ -129,3 +129,74 @@ def test_section_store_write_rows_may_read_the_matrix_it_replaces(tmp_path) -> N
         store.write_rows("a", failing(), n_cols=25)
     assert (store["a"] != mat * 2).nnz == 0  # unchanged, no partial files left
     assert len(list(store.path.iterdir())) == 3
+
+
+def test_restricted_with_its_count_equals_without_and_survives_a_wrong_count(
+    adversarial, monkeypatch
+) -> None:
+    from toolaudit.leakage import _engine
+
+    monkeypatch.setattr(_engine, "BLOCK_ROWS", 7)  # many blocks copied in one by one
+    spec = FEATURE_SETS["char_wb_3_5"]
+    engine = PT2DEngine(adversarial, [spec])
+    counts = engine.counts(spec.analyzer, list(engine.tools))
+    rows = np.array([i for i, e in enumerate(adversarial) if e.split == "train"])
+    df, _ = counts.term_stats(rows)
+    vocab = np.flatnonzero(df >= 2)
+    plain = counts.restricted(rows, vocab)
+    assert plain.nnz == int(df[vocab].sum())  # the count the design passes
+    for nnz in (plain.nnz, plain.nnz - 5, plain.nnz + 5, 0):
+        got = counts.restricted(rows, vocab, nnz=nnz)
+        assert got.nnz == plain.nnz and got.data.size == plain.nnz
+        assert (got != plain).nnz == 0
+
+
+def test_eval_matrix_blocks_stack_to_the_whole_and_score_the_same(adversarial, monkeypatch):
+    from toolaudit.leakage import LRSpec, _engine
+    from toolaudit.leakage._features import fit_and_score
+
+    monkeypatch.setattr(_engine, "BLOCK_ROWS", 7)
+    spec = FEATURE_SETS["char_wb_2_5"]
+    engine = PT2DEngine(adversarial, [spec])
+    y = np.array([e.label for e in adversarial])
+    fit = np.array([i for i, e in enumerate(adversarial) if e.split == "train"])
+    ev = np.array([i for i, e in enumerate(adversarial) if e.split == "test"])
+    counts = engine.counts(spec.analyzer, list(engine.tools))
+    lazy = engine.design(counts, spec, fit, ev, lazy_eval=True)
+    assert isinstance(lazy.x_eval, EvalMatrix)
+    blocks = list(lazy.x_eval.blocks())
+    assert len(blocks) == -(-ev.size // 7)
+    assert abs(sp.vstack(blocks) - lazy.x_eval()).max() == 0
+    by_blocks = fit_and_score(lazy.x_fit, y[fit], lazy.x_eval, LRSpec()).scores
+    whole = fit_and_score(lazy.x_fit, y[fit], lazy.x_eval(), LRSpec()).scores
+    np.testing.assert_array_equal(by_blocks, whole)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_finished_jobs_design_is_freed_before_the_next_is_built(n_jobs) -> None:
+    """joblib keeps a finished job's arguments until it fetches the next job; the
+    matrices must not stay alive through that reference while the next design is built."""
+    import gc
+    import weakref
+
+    from toolaudit.leakage import LRSpec
+    from toolaudit.leakage._engine import run_jobs
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(60) < 0.4).astype(int)
+    refs: list[weakref.ref[sp.csr_matrix]] = []
+    alive_when_building: list[int] = []
+
+    def jobs():
+        for i in range(4):
+            gc.collect()
+            alive_when_building.append(sum(r() is not None for r in refs))
+            x = sp.random(60, 30, density=0.3, format="csr", random_state=i)
+            refs.append(weakref.ref(x))
+            yield i, (x, y, x[:5], 0)
+            del x
+
+    out = run_jobs(jobs(), LRSpec(), n_jobs=n_jobs)
+    assert [tag for tag, _ in out] == [0, 1, 2, 3]
+    # one design at a time per worker: n_jobs designs may be in flight, never more
+    assert max(alive_when_building) <= n_jobs - 1

@@ -19,6 +19,7 @@ from toolaudit.leakage._prefix import prefix_choice, prefix_lookup
 from toolaudit.leakage._presence import presence_scores
 from toolaudit.leakage._scoring import AurocSummary, one_class_groups, roc_curves, summarize
 from toolaudit.leakage._tokenclass import ProvenanceEntry, describe_terms, token_classes
+from toolaudit.leakage._tron import class_grouped
 from toolaudit.leakage._verdict import ScoredScope, decide, verdict_sentence
 from toolaudit.report import Fallback, Finding, record_fallback
 from toolaudit.traces import Example
@@ -169,6 +170,8 @@ def _scope_jobs(
     cv = part.mode == "grouped_cv"
     if cv:  # provenance comes from one extra fit on the whole pool
         folds.append((np.arange(len(y)), np.empty(0, dtype=np.int64)))
+    # fit rows grouped by class: the fit then runs on the design itself (see _tron)
+    folds = [(class_grouped(fit, y), ev) for fit, ev in folds]
     for analyzer in ("word", "char_wb"):
         group = [s for s in specs if s.analyzer == analyzer]
         for scope in scopes if group else ():

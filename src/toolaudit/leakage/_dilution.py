@@ -25,6 +25,7 @@ from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec
 from toolaudit.leakage._partition import Partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._scoring import summarize
+from toolaudit.leakage._tron import class_grouped
 from toolaudit.stats import auroc
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def _fit_scores(
     def jobs() -> Any:
         last = len(part.folds) - 1
         for i, (fit, ev) in enumerate(part.folds):
+            fit = class_grouped(fit, y)  # the fit runs on the design itself (see _tron)
             d = engine.design(counts, spec, fit, ev, lazy_eval=not release)
             if release and i == last and isinstance(counts, ScopeCounts):
                 counts.release()

@@ -156,9 +156,9 @@ class PT2DEngine:
 
         Only the fit rows' counts, then the eval rows' counts, are materialized: the
         counts of the whole scope over every row never exist at once. ``lazy_eval``
-        returns the eval matrix as an :class:`EvalMatrix` that builds it when called,
-        so an in-process fit can run before it exists (the fit's own copy of the
-        design, inside liblinear, is the largest object of the audit).
+        returns the eval matrix as an :class:`EvalMatrix` that builds it when called
+        (or row block by row block), so an in-process fit runs before it exists (the
+        fit's design is the largest object of the audit).
         """
         if not isinstance(counts, ScopeCounts):
             counts = ScopeCounts.of(counts)
@@ -171,11 +171,11 @@ class PT2DEngine:
         if vocab.size == 0 and used.min_df != 1:
             used = spec.with_min_df(1)
             vocab = self._vocab(df, tf, fit.size, used)
-        del df, tf
+        del tf
         if vocab.size == 0:  # the scope has no text in these fit rows
             empty = sp.csr_matrix((fit.size, 0))
             return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
-        x_fit = counts.restricted(fit, vocab)
+        x_fit = counts.restricted(fit, vocab, nnz=int(df[vocab].sum()))
         idf = idf_weights(x_fit)
         x_fit = tfidf(x_fit, idf, copy=False)
         logger.debug(
@@ -253,23 +253,37 @@ class ScopeCounts:
             tf[:n] += np.bincount(blk.indices, weights=blk.data, minlength=n)
         return df, tf
 
-    def restricted(self, idx: np.ndarray, vocab: np.ndarray) -> sp.csr_matrix:
+    def restricted(
+        self, idx: np.ndarray, vocab: np.ndarray, nnz: int | None = None
+    ) -> sp.csr_matrix:
         """Counts of rows ``idx`` in columns ``vocab`` (float64), built block by block
-        into arrays allocated once (each block is freed as soon as it is copied)."""
-        pieces = [restrict(blk, vocab) for blk in self.blocks(idx)]
-        nnz = sum(p.nnz for p in pieces)
+        into arrays allocated once. With ``nnz`` (the result's number of non-zeros, e.g.
+        the vocabulary's document frequencies summed) each block is copied in as soon as
+        it is restricted, so memory holds the result plus one block; without it the
+        restricted blocks are held until their total is known."""
+        if nnz is None:
+            pieces = [restrict(blk, vocab) for blk in self.blocks(idx)]
+            nnz = sum(p.nnz for p in pieces)
+            blocks: Iterator[sp.csr_matrix] = iter(pieces)
+            del pieces
+        else:
+            blocks = (restrict(blk, vocab) for blk in self.blocks(idx))
         data = np.empty(nnz, dtype=np.float64)
         indices = np.empty(nnz, dtype=np.int32)
         indptr = np.zeros(int(idx.size) + 1, dtype=np.int64)
         row = pos = 0
-        while pieces:
-            p = pieces.pop(0)
+        for p in blocks:
+            if pos + p.nnz > data.size:  # a wrong count: grow rather than fail
+                data = np.resize(data, pos + p.nnz)
+                indices = np.resize(indices, pos + p.nnz)
             data[pos : pos + p.nnz] = p.data
             indices[pos : pos + p.nnz] = p.indices
             indptr[row + 1 : row + 1 + p.shape[0]] = pos + p.indptr[1:]
             row += p.shape[0]
             pos += p.nnz
             del p
+        if pos != data.size:
+            data, indices = data[:pos].copy(), indices[:pos].copy()
         out = sp.csr_matrix((data, indices, indptr), shape=(int(idx.size), vocab.size))
         out.has_sorted_indices = True
         return out
@@ -299,6 +313,13 @@ class EvalMatrix:
         """Build the matrix (exactly what ``design(..., lazy_eval=False)`` returns)."""
         return tfidf(self.counts.restricted(self.rows, self.vocab), self.idf, copy=False)
 
+    def blocks(self) -> Iterator[sp.csr_matrix]:
+        """The same matrix in consecutive blocks of ``BLOCK_ROWS`` rows (TF-IDF weights
+        and row norms are per row, so each block equals those rows of the whole)."""
+        for a in range(0, int(self.rows.size), BLOCK_ROWS):
+            rows = self.rows[a : a + BLOCK_ROWS]
+            yield tfidf(self.counts.restricted(rows, self.vocab), self.idf, copy=False)
+
 
 @dataclass(frozen=True, slots=True)
 class Design:
@@ -309,6 +330,31 @@ class Design:
     x_eval: sp.csr_matrix | EvalMatrix | None
     vocab: np.ndarray
     min_df: int | float
+
+
+class _Handover:
+    """A job's matrices, handed over once: the job takes them out. joblib keeps a
+    reference to a finished job's arguments until it has fetched the next job, that is
+    while the next design is built; through this holder that reference no longer keeps
+    the finished job's design alive next to the new one."""
+
+    __slots__ = ("x_eval", "x_fit")
+
+    def __init__(self, x_fit: sp.csr_matrix, x_eval: sp.csr_matrix | EvalMatrix | None) -> None:
+        self.x_fit: sp.csr_matrix | None = x_fit
+        self.x_eval = x_eval
+
+    def take(self) -> tuple[sp.csr_matrix, sp.csr_matrix | EvalMatrix | None]:
+        x_fit, x_eval = self.x_fit, self.x_eval
+        if x_fit is None:
+            raise RuntimeError("this job's matrices were already taken")
+        self.x_fit = self.x_eval = None
+        return x_fit, x_eval
+
+
+def _taking_job(mats: _Handover, y_fit: np.ndarray, lr: LRSpec, top_k: int) -> FitOutput:
+    x_fit, x_eval = mats.take()
+    return _job(x_fit, y_fit, x_eval, lr, top_k)
 
 
 def _job(
@@ -373,7 +419,7 @@ def run_jobs(
     def calls() -> Iterator[Any]:
         for tag, args in jobs:
             tags.append(tag)
-            yield delayed(_job)(args[0], args[1], ready(args[2]), lr, args[3])
+            yield delayed(_taking_job)(_Handover(args[0], ready(args[2])), args[1], lr, args[3])
             # drop this job's matrices before the next design is built
             del args
 

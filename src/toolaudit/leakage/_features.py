@@ -11,9 +11,9 @@ counts, l2 row norm.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,6 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import normalize
 
 from toolaudit.errors import ConfigError
+from toolaudit.leakage._tron import fit_l2r_lr
 
 AnalyzerName = Literal["word", "char_wb"]
 
@@ -244,28 +245,56 @@ class FitOutput:
     top_neg: list[tuple[int, float]] = field(default_factory=list)
 
 
+@runtime_checkable
+class RowBlocks(Protocol):
+    """A matrix built on demand in consecutive row blocks (the eval matrix)."""
+
+    def blocks(self) -> Iterator[sp.csr_matrix]:
+        """The matrix's rows, block after block."""
+        ...
+
+
+def _decision(
+    decision: Callable[[sp.csr_matrix], np.ndarray],
+    x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix] | RowBlocks,
+) -> np.ndarray:
+    if isinstance(x_eval, RowBlocks):  # one block at a time: the whole never exists
+        parts = [np.asarray(decision(b), dtype=np.float64) for b in x_eval.blocks()]
+        return np.concatenate(parts) if parts else np.empty(0)
+    if callable(x_eval):
+        x_eval = x_eval()
+    return np.asarray(decision(x_eval), dtype=np.float64)
+
+
 def fit_and_score(
     x_fit: sp.csr_matrix,
     y_fit: np.ndarray,
-    x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix],
+    x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix] | RowBlocks,
     lr: LRSpec,
     *,
     top_k: int = 0,
 ) -> FitOutput:
     """Fit the diagnostic classifier and score ``x_eval`` with its decision function.
 
-    ``x_eval`` may be a callable that builds the matrix: it is called after the fit, so
-    the eval matrix and liblinear's copy of the fit matrix never coexist. ``top_k`` > 0
-    also returns the column indices and weights of the largest positive and negative
-    coefficients.
+    ``x_eval`` may be a callable that builds the matrix, or an object that builds it in
+    row blocks (``RowBlocks``): either is built after the fit, so the eval matrix and
+    the fit's working memory never coexist, and row blocks are scored one at a time
+    (each row's score depends on that row only). ``top_k`` > 0 also returns the column
+    indices and weights of the largest positive and negative coefficients.
     """
-    model = lr.make().fit(x_fit, y_fit)
-    if callable(x_eval):
-        x_eval = x_eval()
-    scores = model.decision_function(x_eval)
+    coef: np.ndarray
+    if lr.solver == "liblinear" and lr.class_weight in ("balanced", None):
+        # liblinear's algorithm on the design itself, without liblinear's copy of it
+        # (see toolaudit.leakage._tron): the same coefficients as scikit-learn's, bit for bit
+        fit = fit_l2r_lr(x_fit, y_fit, C=lr.C, class_weight=lr.class_weight, max_iter=lr.max_iter)
+        scores = _decision(fit.decision_function, x_eval)
+        coef = fit.coef
+    else:
+        model = lr.make().fit(x_fit, y_fit)
+        scores = _decision(model.decision_function, x_eval)
+        coef = model.coef_.ravel()
     if top_k <= 0:
         return FitOutput(np.asarray(scores, dtype=np.float64))
-    coef = model.coef_.ravel()
     order = np.argsort(coef, kind="stable")
     pos = [(int(i), float(coef[i])) for i in order[::-1][:top_k] if coef[i] > 0]
     neg = [(int(i), float(coef[i])) for i in order[:top_k] if coef[i] < 0]
