@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
+from threadpoolctl import threadpool_limits
 
 from toolaudit.errors import ConfigError
 from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
@@ -424,14 +425,17 @@ def run_jobs(
             del args
 
     out: list[tuple[Any, FitOutput]] = []
-    # liblinear releases the GIL, so threads parallelize fits without copying matrices;
-    # an explicit local backend (loky, multiprocessing, ...) overrides this
+    # the fits run in scipy's sparse kernels and numpy, which release the GIL, so threads
+    # parallelize them without copying matrices; an explicit local backend (loky,
+    # multiprocessing, ...) overrides this
     settings: dict[str, Any] = {"n_jobs": n_jobs, "backend": backend or "threading"}
     try:
         config = parallel_config(**settings)
     except ValueError as exc:  # unknown backend, or its package is not installed
         raise ConfigError(f"invalid backend={backend!r}: {exc}") from None
-    with config:
+    # one BLAS thread: OpenBLAS splits long dot products across its threads, so the
+    # fits' last bits (and those of the scores) would depend on the machine's cores
+    with config, threadpool_limits(limits=1, user_api="blas"):
         runner = Parallel(return_as="generator", pre_dispatch="n_jobs")
         for i, res in enumerate(runner(calls())):
             out.append((tags[i], res))
