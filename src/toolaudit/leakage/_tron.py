@@ -12,15 +12,16 @@ Hessian-vector product, conjugate-gradient inner loop, trust-region updates, sto
 rule and tolerance) directly on the CSR arrays, so a fit needs the design plus a few
 vectors.
 
-It reproduces liblinear's floating-point operations in liblinear's order: row dot
-products and the transposed products go through scipy's sparse kernels, which add in
-the same order as liblinear's loops; the bias column (``intercept_scaling``) is the last
-term of every row; sums over rows are sequential (``cumsum``), not pairwise; vector
-operations use the same BLAS routines (``dnrm2``, ``ddot``, ``daxpy``, ``dscal``, from
-scipy, as scikit-learn's liblinear wrapper does). The only difference left is the
-element-wise ``exp``/``log`` (numpy's against the C library's, which may differ in the
-last bit), so coefficients agree with scikit-learn's to ~1e-12 relative and the scores'
-ranks, hence AUROCs, are the same (tests compare both on the audit's designs).
+It repeats liblinear's floating-point operations in liblinear's order, so its
+coefficients are bit-identical to scikit-learn's: liblinear trains on the rows grouped
+by class (``class_grouped``; the audit builds its designs in that order, other input is
+reordered once, a copy); row dot products and transposed products go through scipy's
+sparse kernels, which add in the same order as liblinear's loops; the bias column
+(``intercept_scaling``) is the last term of every row; sums over rows are sequential
+(``cumsum``), not pairwise; vector operations use the BLAS routines scikit-learn's
+liblinear wrapper calls (scipy's ``dnrm2``, ``ddot``, ``daxpy``, ``dscal``). Like
+scikit-learn's, the last bits depend on the number of BLAS threads (OpenBLAS splits long
+dot products); the audit runs its fits with one (``run_jobs``).
 """
 
 from __future__ import annotations
