@@ -76,6 +76,7 @@ def straightforward_ci(y: np.ndarray, s: np.ndarray, seed: int = 0) -> list[floa
 def run_baseline(path: Path, n_jobs: int) -> dict:
     """TfidfVectorizer on every scope's concatenated text, then fit and score."""
     from sklearn.feature_extraction.text import TfidfVectorizer
+    from threadpoolctl import threadpool_limits
 
     from toolaudit.leakage import FEATURE_SETS, LRSpec
     from toolaudit.stats import auroc
@@ -94,8 +95,12 @@ def run_baseline(path: Path, n_jobs: int) -> dict:
             x_fit = vec.fit_transform([docs[i] for i in fit])
             x_ev = vec.transform([docs[i] for i in ev])
             t1 = time.perf_counter()
-            model = LRSpec().make().fit(x_fit, y[fit])
-            scores = model.decision_function(x_ev)
+            # one BLAS thread, as the audit's fits: OpenBLAS splits long dot products
+            # across threads, which changes liblinear's last bits (and can swap a
+            # near-tied pair of scores) with the number of threads
+            with threadpool_limits(limits=1, user_api="blas"):
+                model = LRSpec().make().fit(x_fit, y[fit])
+                scores = model.decision_function(x_ev)
             tag = f"{scope}|{spec.name}"
             aurocs[tag] = auroc(y[ev], scores)
             t2 = time.perf_counter()
