@@ -107,6 +107,22 @@ def slot_texts(
     return out
 
 
+def _slot_arrays(
+    n_rows: int,
+    draws: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    lengths: np.ndarray,
+    slot: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Slot ``slot`` as (source pool index, target length) per row (-1, 0: not drawn),
+    the arrays form of ``slot_texts``."""
+    src = np.full(n_rows, -1, dtype=np.int64)
+    length = np.zeros(n_rows, dtype=np.int64)
+    for rows, s, length_of in draws:
+        src[rows] = s[:, slot]
+        length[rows] = lengths[length_of[:, slot]]
+    return src, length
+
+
 def pool_tools_for(carrier: str, tools: Sequence[str], classes: Sequence[TokenClass]) -> list[str]:
     """Non-carrier tools for synthetic sections: every tool except the carrier and tools
     that repeat the carrier's own token-class values (the seed leaves out Tool 5, which
@@ -217,6 +233,15 @@ def _synthetic(
     streams = (
         [(part.folds[0][0], 0), (part.folds[0][1], 1)] if part.mode == "holdout" else [(audited, 2)]
     )
+    counter = None
+    if spec.analyzer == "char_wb":  # slots counted from the pool's words (see _synthetic)
+        from toolaudit.leakage._synthetic import SlotCounter
+
+        index = []
+        for t in pool_tools:
+            rows = np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)
+            index.append((t, rows))
+        counter = SlotCounter(engine.corpus, pool, index)
     if free_sections:  # from here on only the carrier's counts are read
         engine.corpus.drop_sections([t for t in engine.tools if t != carrier])
     corpus = engine.corpus
@@ -226,24 +251,29 @@ def _synthetic(
         for rows, stream in streams:
             rng = np.random.default_rng([seed, stream])
             draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
-        # slots are tokenized and added one at a time onto a running sum, which is kept
-        # in the section store between points: while a point is fitted, memory holds its
-        # design matrices only, never the counts of the carrier plus K slots; a slot is
-        # added one row block at a time (the old and the new sum never in memory)
+        # slots are added onto a running sum, which is kept in the section store between
+        # points: while a point is fitted, memory holds its design matrices only, never
+        # the counts of the carrier plus K slots; slots are added one row block at a time
+        # (the old and the new sum never in memory)
         store = corpus.mats[spec.analyzer]
         acc_name = "__syn_acc"
         corpus.copy_section(spec.analyzer, carrier, acc_name)
         prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
-        for k in range(k_max + 1):
-            if k > 0:
-                slot = slot_texts(n, draws, pool, k - 1)
-                name = f"__syn{k - 1}"
-                corpus.add_sections({name: slot}, analyzers=(spec.analyzer,))
-                del slot
-                prev = corpus.append_section_blocks(spec.analyzer, acc_name, prev, name)
-                corpus.drop_sections([name])
-            if k not in per_k:
-                continue
+        done = 0
+        for k in k_values:
+            if counter is not None and k > done:
+                counter.append(
+                    acc_name, [_slot_arrays(n, draws, lengths, j) for j in range(done, k)]
+                )
+            else:
+                for j in range(done, k):  # word n-grams: tokenize each slot's text
+                    name = f"__syn{j}"
+                    corpus.add_sections(
+                        {name: slot_texts(n, draws, pool, j)}, analyzers=(spec.analyzer,)
+                    )
+                    prev = corpus.append_section_blocks(spec.analyzer, acc_name, prev, name)
+                    corpus.drop_sections([name])
+            done = k
             if k == 0 and frozenset([carrier]) in known:
                 scores = known[frozenset([carrier])]
             else:
@@ -255,6 +285,8 @@ def _synthetic(
             if progress is not None:
                 progress(step, len(seeds) * len(k_values), f"dilution synthetic seed {seed} K={k}")
         store.pop(acc_name)
+    if counter is not None:
+        counter.close()
     for k in k_values:
         vals = np.array(per_k[k], dtype=float)
         out["points"].append(

@@ -220,6 +220,17 @@ class SectionStore:
         file.unlink(missing_ok=True)
         return arr
 
+    def array(self, name: str) -> np.ndarray:
+        """A plain array stored with ``put_array``, memory-mapped read-only (kept)."""
+        arr: np.ndarray = np.load(self._arrays[name], mmap_mode="r")
+        return arr
+
+    def drop_array(self, name: str) -> None:
+        """Delete a plain array's file (no error when absent)."""
+        file = self._arrays.pop(name, None)
+        if file is not None:
+            file.unlink(missing_ok=True)
+
     def __contains__(self, name: object) -> bool:
         return name in self._files
 
