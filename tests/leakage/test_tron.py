@@ -96,3 +96,19 @@ def test_audit_designs_score_as_with_liblinear(tcr_small, name):
         assert [i for i, _ in ours.top_pos] == [
             int(i) for i in order[::-1][:10] if ref.coef_.ravel()[i] > 0
         ]
+
+
+def test_warm_start_keeps_the_stopping_rule():
+    """A warm start at the solution stops at once (the rule is relative to the gradient
+    at 0, not at the start); from elsewhere it reaches the same tolerance."""
+    x, y = _random_problem(seed=7)
+    x = x[class_grouped(np.arange(y.size), y)]
+    y = np.sort(y)
+    cold = fit_l2r_lr(x, y, max_iter=4000)
+    again = fit_l2r_lr(x, y, max_iter=4000, warm=(cold.coef, cold.intercept))
+    assert again.n_iter == 0
+    np.testing.assert_array_equal(again.coef, cold.coef)
+    assert again.intercept == cold.intercept
+    shifted = fit_l2r_lr(x, y, max_iter=4000, warm=(cold.coef * 0.5, 0.0))
+    assert shifted.n_iter >= 1
+    np.testing.assert_allclose(shifted.coef, cold.coef, atol=1e-3)

@@ -146,13 +146,20 @@ def _trcg(prob: _Problem, delta: float, g: np.ndarray) -> tuple[int, np.ndarray,
     return cg_iter, s, r
 
 
-def _tron(prob: _Problem, eps: float, max_iter: int) -> tuple[np.ndarray, int]:
+def _tron(
+    prob: _Problem, eps: float, max_iter: int, w0: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     w = np.zeros(prob.n)
     f = prob.fun(w)
     g = prob.grad(w)
     delta = blas.dnrm2(g)
-    gnorm1 = delta
-    gnorm = gnorm1
+    gnorm1 = delta  # the stopping rule is relative to the gradient at w = 0
+    if w0 is not None:  # a warm start: same rule, first step from w0
+        w = np.array(w0, dtype=np.float64)
+        f = prob.fun(w)
+        g = prob.grad(w)
+        delta = blas.dnrm2(g)
+    gnorm = delta
     search = gnorm > eps * gnorm1
     it = 1
     while it <= max_iter and search:
@@ -214,6 +221,7 @@ def fit_l2r_lr(
     max_iter: int = 100,
     tol: float = 1e-4,
     intercept_scaling: float = 1.0,
+    warm: tuple[np.ndarray, float] | None = None,
 ) -> TronFit:
     """What ``LogisticRegression(solver="liblinear", C=C, class_weight=class_weight,
     max_iter=max_iter, tol=tol)`` fits on ``(x, y)`` (two classes; the larger label is
@@ -222,6 +230,12 @@ def fit_l2r_lr(
     ``x`` should be CSR with float64 values, sorted indices, and its rows grouped by
     class (``class_grouped``), as the audit's designs are: then it is not copied.
     Anything else is converted or reordered once (a copy), to the same result.
+
+    ``warm = (coef, intercept)`` starts TRON there instead of at 0 (same stopping rule,
+    relative to the gradient at 0, as liblinear's own warm start). scikit-learn's
+    liblinear has no warm start, so such a fit is not scikit-learn's: it is for
+    measuring what warm starts would save (``benchmarks/warm_start.py``), not used by
+    the audit.
     """
     x = sp.csr_matrix(x)
     if x.dtype != np.float64:
@@ -251,7 +265,10 @@ def fit_l2r_lr(
     neg = y_ind.size - pos
     eps = tol * max(min(pos, neg), 1) / y_ind.size
     prob = _Problem(x, sign, c, intercept_scaling)
-    w, n_iter = _tron(prob, eps, max_iter)
+    w0 = None
+    if warm is not None:
+        w0 = np.append(np.asarray(warm[0], dtype=np.float64), warm[1] / intercept_scaling)
+    w, n_iter = _tron(prob, eps, max_iter, w0)
     coef = w[: x.shape[1]].copy()
     intercept = float(intercept_scaling * w[-1]) if intercept_scaling > 0 else 0.0
     return TronFit(coef, intercept, n_iter)
