@@ -21,15 +21,11 @@ same entries at every K). The last line is ``ratio=<tokenize/words seconds> same
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import time
-from pathlib import Path
 
 import numpy as np
-
-CARRIER = "thermompnn_ddg"
-POOL = ("cdr3b_biophysics", "mcpas_retrieval", "stability_summary")  # seed: tools 1, 2, 4
+from _sweep import CARRIER, arguments, load
 
 
 def _digest(store, name: str, keys: np.ndarray, n_rows: int, block: int = 2048) -> str:
@@ -44,50 +40,16 @@ def _digest(store, name: str, keys: np.ndarray, n_rows: int, block: int = 2048) 
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", default=None, help="examples.jsonl (default: generate)")
-    p.add_argument("--scale", type=float, default=0.2, help="tcr-shortcut scale if no --data")
-    p.add_argument("--k", type=int, nargs="+", default=[1, 2, 5, 10, 20], help="K values")
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
-
-    from toolaudit.leakage import FEATURE_SETS, PT2DEngine
-    from toolaudit.leakage._dilution import _slot_arrays, draw_slots, slot_texts
-    from toolaudit.leakage._store import return_freed_memory
+    sw = load(arguments(__doc__ or ""))
+    from toolaudit.leakage._dilution import slot_texts
     from toolaudit.leakage._synthetic import SlotCounter
 
-    return_freed_memory()  # as the leakage command does
-    if args.data:
-        from toolaudit.traces import Example, read_jsonl
-
-        examples = list(read_jsonl(Path(args.data), Example))
-    else:
-        from toolaudit.datasets import make_tcr_shortcut
-
-        examples = make_tcr_shortcut(scale=args.scale, seed=0)
-    fit = np.flatnonzero([e.split == "train" for e in examples])
-    ev = np.flatnonzero([e.split == "test" for e in examples])
-    t0 = time.perf_counter()
-    engine = PT2DEngine(examples, [FEATURE_SETS["char_wb_3_5"]])
-    print(
-        f"corpus: {len(examples)} rows, tokenized in {time.perf_counter() - t0:.1f} s", flush=True
-    )
-    del examples
-    corpus = engine.corpus
+    corpus = sw.engine.corpus
     store = corpus.mats["char_wb"]
-    texts = engine.columns.texts
-    audited = np.union1d(fit, ev)
-    pool = [texts[t][i] for t in POOL for i in audited if texts[t][i]]
-    index = [(t, np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)) for t in POOL]
-    lengths = np.array([len(s) for s in pool], dtype=np.int64)
     n = corpus.n_rows
-    k_values = sorted(set(args.k))
+    pool, k_values = sw.pool, sw.k_values
     k_max = k_values[-1]
-    draws = [
-        (rows, *draw_slots(n, rows, len(pool), k_max, np.random.default_rng([args.seed, s])))
-        for rows, s in ((fit, 0), (ev, 1))
-    ]
-    slot_chars = sum(int(_slot_arrays(n, draws, lengths, j)[1].sum()) for j in range(k_max))
+    slot_chars = sum(int(length.sum()) for _, length in sw.slots(0, k_max))
     print(f"pool: {len(pool)} sections; {k_max} slots = {slot_chars:,} characters", flush=True)
 
     sums: dict[str, list[str]] = {"tokenize": [], "words": []}
@@ -96,15 +58,15 @@ def main() -> None:
         acc = f"__{way}"
         corpus.copy_section("char_wb", CARRIER, acc)
         t0 = time.perf_counter()
-        counter = SlotCounter(corpus, pool, index) if way == "words" else None
+        counter = SlotCounter(corpus, pool, sw.index) if way == "words" else None
         done = 0
         for k in k_values:
             if counter is not None:
-                counter.append(acc, [_slot_arrays(n, draws, lengths, j) for j in range(done, k)])
+                counter.append(acc, sw.slots(done, k))
             else:
                 for j in range(done, k):
                     corpus.add_sections(
-                        {"__s": slot_texts(n, draws, pool, j)}, analyzers=("char_wb",)
+                        {"__s": slot_texts(n, sw.draws, pool, j)}, analyzers=("char_wb",)
                     )
                     corpus.append_section_blocks("char_wb", acc, None, "__s")
                     corpus.drop_sections(["__s"])

@@ -15,60 +15,26 @@ The last line is ``ratio=<cold/warm fit seconds> max_auroc_diff=<...>``.
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-
-CARRIER = "thermompnn_ddg"
-POOL = ("cdr3b_biophysics", "mcpas_retrieval", "stability_summary")  # seed: tools 1, 2, 4
+from _sweep import CARRIER, arguments, load
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", default=None, help="examples.jsonl (default: generate)")
-    p.add_argument("--scale", type=float, default=0.2, help="tcr-shortcut scale if no --data")
-    p.add_argument("--k", type=int, nargs="+", default=[1, 2, 5, 10, 20], help="K values")
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
-
+    sw = load(arguments(__doc__ or ""))
     from threadpoolctl import threadpool_limits
 
-    from toolaudit.leakage import FEATURE_SETS, PT2DEngine
-    from toolaudit.leakage._dilution import _slot_arrays, draw_slots
+    from toolaudit.leakage import FEATURE_SETS
     from toolaudit.leakage._engine import ScopeCounts
     from toolaudit.leakage._synthetic import SlotCounter
     from toolaudit.leakage._tron import class_grouped, fit_l2r_lr
     from toolaudit.stats import auroc
 
-    if args.data:
-        from toolaudit.traces import Example, read_jsonl
-
-        examples = list(read_jsonl(Path(args.data), Example))
-    else:
-        from toolaudit.datasets import make_tcr_shortcut
-
-        examples = make_tcr_shortcut(scale=args.scale, seed=0)
-    y = np.array([e.label for e in examples])
-    fit = np.flatnonzero([e.split == "train" for e in examples])
-    ev = np.flatnonzero([e.split == "test" for e in examples])
+    engine, y, fit, ev = sw.engine, sw.y, sw.fit, sw.ev
     spec = FEATURE_SETS["char_wb_3_5"]
-    engine = PT2DEngine(examples, [spec])
-    del examples
     corpus = engine.corpus
-    texts = engine.columns.texts
-    audited = np.union1d(fit, ev)
-    pool = [texts[t][i] for t in POOL for i in audited if texts[t][i]]
-    index = [(t, np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)) for t in POOL]
-    lengths = np.array([len(s) for s in pool], dtype=np.int64)
-    n = corpus.n_rows
-    k_values = sorted(set(args.k))
-    draws = [
-        (rows, *draw_slots(n, rows, len(pool), k_values[-1], np.random.default_rng([args.seed, s])))
-        for rows, s in ((fit, 0), (ev, 1))
-    ]
-    counter = SlotCounter(corpus, pool, index)
+    counter = SlotCounter(corpus, sw.pool, sw.index)
     corpus.copy_section("char_wb", CARRIER, "__acc")
     fit_rows = class_grouped(fit, y)
     prev: tuple[np.ndarray, np.ndarray, float] | None = None  # vocab, coef, intercept
@@ -78,8 +44,8 @@ def main() -> None:
     print(
         f"{'K':>3} {'nnz':>11} {'iter cold':>9} {'warm':>5} {'s cold':>7} {'warm':>6}  auroc diff"
     )
-    for k in k_values:
-        counter.append("__acc", [_slot_arrays(n, draws, lengths, j) for j in range(done, k)])
+    for k in sw.k_values:
+        counter.append("__acc", sw.slots(done, k))
         done = k
         d = engine.design(ScopeCounts(corpus, "char_wb", ["__acc"]), spec, fit_rows, ev)
         warm = None
