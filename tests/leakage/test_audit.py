@@ -144,3 +144,32 @@ def test_demo_sections_write_leakage_json(tmp_path):
     doc = json.loads((tmp_path / "leakage.json").read_text())
     assert len(doc["scopes"]) == 18 and doc["dilution"]["synthetic"]["k_values"] == [0, 1, 2, 5]
     assert secs[0].title.startswith("Leakage audit")
+
+
+def test_sweeps_reuse_the_scope_tables_fits(monkeypatch):
+    """The real sweep's endpoints (the carrier; every tool = the full trace) are scope
+    table rows and are not fitted again; only its middle points and the synthetic K > 0
+    points are new designs."""
+    from toolaudit.leakage import FEATURE_SETS
+    from toolaudit.leakage._engine import PT2DEngine
+
+    built = []
+    design = PT2DEngine.design
+
+    def counting(self, counts, spec, fit, ev, **kw):
+        built.append(spec.name)
+        return design(self, counts, spec, fit, ev, **kw)
+
+    monkeypatch.setattr(PT2DEngine, "design", counting)
+    res = run_leakage(
+        adversarial_examples(n=160, seed=1),
+        LeakageConfig(
+            features=(FEATURE_SETS["char_wb_3_5"],),
+            n_boot=20,
+            dilution=DilutionConfig(k_values=(0, 1), n_seeds=1),
+        ),
+    )
+    n_tools = len(res.tools)
+    assert [p["size"] for p in res.dilution["real"]] == list(range(1, n_tools + 1))
+    # scope table (full + each tool) + the real sweep's middle points + K = 1
+    assert len(built) == (1 + n_tools) + (n_tools - 2) + 1

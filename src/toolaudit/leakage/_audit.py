@@ -402,6 +402,13 @@ def _run(
     if cfg.dilution is not None:
         from toolaudit.leakage._dilution import run_dilution
 
+        # the sweeps' points that are scope-table rows (the carrier alone; every tool, the
+        # full trace's own counts) reuse those fits instead of refitting them
+        known = {
+            frozenset(engine.scope_tools(scope)): arr
+            for (scope, feat), arr in scores.items()
+            if feat == cfg.dilution.features
+        }
         dilution = run_dilution(
             engine,
             part,
@@ -410,6 +417,7 @@ def _run(
             cfg,
             rows,
             classes,
+            known=known,
             progress=progress,
             client=client,
             free_sections=True,
