@@ -6,7 +6,13 @@ sweep (tool 3, then +1, +2, +4, +5), the verdict, and the five calibration check
 
 1. the full trace's char_wb 3-5 interval contains 0.5;
 2. tool 3 char_wb 3-5 is within +-0.03 of the seed's 0.6365;
-3. word features are at chance (every word_1_2 interval contains 0.5);
+3. word features are at chance: every word_1_2 AUROC lies where label-free text lands on
+   these test clusters (within-cluster label permutation, two-sided p >= 0.05). The test
+   clusters' positive rates differ (C4 11%, the others 3-4%) and each cluster has its own
+   epitopes, so a model fit on C0 that happens to score a whole cluster low moves
+   label-free text below 0.5; the permutation keeps that shift and asks whether anything
+   is left. The plain reading (every row-level interval contains 0.5) is printed beside
+   it as a note;
 4. tool 5 is below tool 3 (char_wb 3-5);
 5. the real-tool sweep falls monotonically to chance within its intervals (each point's
    estimate is at most the previous one's upper bound, and the last interval holds 0.5).
@@ -33,10 +39,14 @@ def main() -> int:
     parser.add_argument("--features", default="word_1_2,char_wb_3_5")
     parser.add_argument("--n-boot", type=int, default=2000)
     parser.add_argument("--strength", type=float, default=None, help="default: STRENGTH")
+    parser.add_argument("--n-perm", type=int, default=2000)
     args = parser.parse_args()
     logging.disable(logging.WARNING)
+    import numpy as np
+
     from toolaudit.datasets import STRENGTH, make_tcr_shortcut
     from toolaudit.leakage import FEATURE_SETS, DilutionConfig, LeakageConfig, run_leakage
+    from toolaudit.stats import group_permutation_auroc
 
     strength = STRENGTH if args.strength is None else args.strength
     t0 = time.perf_counter()
@@ -48,10 +58,24 @@ def main() -> int:
     feats = tuple(FEATURE_SETS[f] for f in args.features.split(","))
     dil = DilutionConfig(features="char_wb_3_5", carrier="thermompnn_ddg", k_values=(0,), n_seeds=1)
     cfg = LeakageConfig(features=feats, n_boot=args.n_boot, dilution=dil)
-    result = run_leakage(examples, cfg)
+    scores: dict = {}
+    result = run_leakage(examples, cfg, scores_out=scores)
     rows = {(r.scope, r.features): r.summary for r in result.scopes}
+    y = np.array([e.label for e in examples])
+    groups = np.array([e.group for e in examples])
+    nulls = {}
+    print(
+        "features     scope                AUROC  [row-level 95% CI]   label-free null: mean [95%]  p"
+    )
     for (scope, feat), s in rows.items():
-        print(f"{feat:12s} {scope:20s} {s.auroc:.4f} [{s.ci95[0]:.4f}, {s.ci95[1]:.4f}]")
+        arr = scores[(scope, feat)]
+        ok = ~np.isnan(arr)
+        nl = group_permutation_auroc(y[ok], arr[ok], groups[ok], n_perm=args.n_perm, seed=args.seed)
+        nulls[(scope, feat)] = nl
+        print(
+            f"{feat:12s} {scope:20s} {s.auroc:.4f} [{s.ci95[0]:.4f}, {s.ci95[1]:.4f}]   "
+            f"{nl.null_mean:.4f} [{nl.low:.4f}, {nl.high:.4f}]  p={nl.p_value:.3f}"
+        )
     real = result.dilution["real"] if result.dilution else []
     for p in real:
         print(f"sweep {'+'.join(p['tools']):80s} {p['auroc']:.4f} {p['ci95']}")
@@ -71,12 +95,18 @@ def main() -> int:
         checks["tool 5 below tool 3"] = t5.auroc < t3.auroc
         mono = all(b["auroc"] <= a["ci95"][1] for a, b in zip(real, real[1:], strict=False))
         checks["real sweep falls to chance"] = bool(real) and mono and holds(*real[-1]["ci95"])
+    notes = []
     if "word_1_2" in args.features:
-        checks["word features at chance"] = all(
-            holds(*s.ci95) for (_, f), s in rows.items() if f == "word_1_2"
+        word = [k for k in rows if k[1] == "word_1_2"]
+        checks["word features at chance (within-cluster permutation p >= 0.05)"] = all(
+            nulls[k].p_value >= 0.05 for k in word
         )
+        inside = sum(holds(*rows[k].ci95) for k in word)
+        notes.append(f"row-level word intervals that hold 0.5: {inside}/{len(word)}")
     for name, ok in checks.items():
         print(f"check {'PASS' if ok else 'FAIL'}: {name}")
+    for note in notes:
+        print(f"note: {note}")
     print(
         f"scale={args.scale} strength={strength} examples={len(examples)} "
         f"wall={time.perf_counter() - t0:.0f}s"

@@ -9,6 +9,7 @@ import pytest
 
 from toolaudit.errors import DataError
 from toolaudit.leakage import DilutionConfig, LeakageConfig, run_leakage
+from toolaudit.stats import auroc
 from toolaudit.traces import Example, ToolSection
 
 from .conftest import adversarial_examples
@@ -173,3 +174,16 @@ def test_sweeps_reuse_the_scope_tables_fits(monkeypatch):
     assert [p["size"] for p in res.dilution["real"]] == list(range(1, n_tools + 1))
     # scope table (full + each tool) + the real sweep's middle points + K = 1
     assert len(built) == (1 + n_tools) + (n_tools - 2) + 1
+
+
+def test_scores_out_holds_each_rows_evaluation_scores():
+    examples = adversarial_examples(n=120, seed=2)
+    got: dict = {}
+    res = run_leakage(examples, LeakageConfig(n_boot=50, dilution=None), scores_out=got)
+    assert set(got) == {(r.scope, r.features) for r in res.scopes}
+    y = np.array([e.label for e in examples])
+    for r in res.scopes:
+        arr = got[(r.scope, r.features)]
+        ok = ~np.isnan(arr)
+        assert ok.sum() == r.summary.n
+        assert auroc(y[ok], arr[ok]) == r.summary.auroc

@@ -5,6 +5,7 @@ from sklearn.metrics import roc_auc_score
 from toolaudit.stats import (
     auroc,
     bootstrap_auroc,
+    group_permutation_auroc,
     paired_bootstrap_auroc_delta,
     paired_permutation_auroc,
 )
@@ -76,3 +77,62 @@ def test_paired_permutation_is_uniformish_under_null():
     b = rng.normal(size=200)
     p = paired_permutation_auroc(y, a, b, n_perm=500, seed=0)
     assert 0.01 < p <= 1.0
+
+
+def _brute_group_null(y, s, g, n_perm, seed):
+    """Permute labels within each group and score with scikit-learn."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_perm):
+        yy = y.copy()
+        for label in np.unique(g):
+            m = np.flatnonzero(g == label)
+            yy[m] = rng.permutation(y[m])
+        out.append(roc_auc_score(yy, s))
+    return np.array(out)
+
+
+def test_group_null_matches_brute_force_permutations():
+    rng = np.random.default_rng(7)
+    g = np.repeat(np.array(["a", "b", "c"]), [40, 50, 30])
+    y = (rng.random(120) < np.where(g == "b", 0.5, 0.1)).astype(int)
+    s = np.round(rng.normal(size=120) + (g == "b") * 0.8, 1)  # ties on purpose
+    r = group_permutation_auroc(y, s, g, n_perm=4000, seed=0)
+    brute = _brute_group_null(y, s, g, 4000, 1)
+    assert r.estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    # same distribution (different draws): means and quantiles agree to Monte Carlo error
+    assert r.null_mean == pytest.approx(brute.mean(), abs=0.004)
+    assert r.low == pytest.approx(np.quantile(brute, 0.025), abs=0.02)
+    assert r.high == pytest.approx(np.quantile(brute, 0.975), abs=0.02)
+
+
+def test_group_null_centres_label_free_scores_away_from_half():
+    # a model that scores the high-prevalence group low: label-free, yet the pooled
+    # AUROC is far below 0.5 and its plain bootstrap interval excludes 0.5
+    rng = np.random.default_rng(3)
+    g = np.repeat(np.array(["low", "high"]), [3000, 1000])
+    y = (rng.random(4000) < np.where(g == "high", 0.12, 0.04)).astype(int)
+    s = rng.normal(size=4000) - 0.6 * (g == "high")
+    plain = bootstrap_auroc(y, s, seed=0)
+    r = group_permutation_auroc(y, s, g, n_perm=2000, seed=0)
+    assert plain.high < 0.5
+    assert r.high < 0.5 and r.low <= r.estimate <= r.high
+    assert r.p_value > 0.05
+
+
+def test_group_null_detects_within_group_signal_and_is_seeded():
+    rng = np.random.default_rng(4)
+    g = np.repeat(np.array(["a", "b"]), [500, 500])
+    y = rng.integers(0, 2, 1000)
+    s = rng.normal(size=1000) + 0.4 * y
+    r = group_permutation_auroc(y, s, g, n_perm=1000, seed=5)
+    assert r.p_value < 0.01 and r.estimate > r.high
+    assert r == group_permutation_auroc(y, s, g, n_perm=1000, seed=5)
+    assert r.null_mean == pytest.approx(0.5, abs=0.01)
+
+
+def test_group_null_single_class_and_length_mismatch():
+    r = group_permutation_auroc([1, 1, 1], [0.1, 0.2, 0.3], ["a", "a", "b"])
+    assert np.isnan(r.estimate) and np.isnan(r.p_value)
+    with pytest.raises(ValueError, match="same length"):
+        group_permutation_auroc([0, 1], [0.1, 0.2, 0.3], ["a", "a", "b"])

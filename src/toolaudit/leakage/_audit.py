@@ -223,8 +223,12 @@ def run_leakage(
     config: LeakageConfig | None = None,
     *,
     progress: ProgressFn | None = None,
+    scores_out: dict[tuple[str, str], np.ndarray] | None = None,
 ) -> LeakageResult:
     """Run the PT2D audit (seed Stage 1) on labelled examples.
+
+    ``scores_out``, when given, receives each scope-table row's decision scores keyed by
+    ``(scope, feature set)``: one value per example, NaN outside the evaluation rows.
 
     >>> from toolaudit.datasets import make_tcr_shortcut  # doctest: +SKIP
     >>> result = run_leakage(make_tcr_shortcut(scale=0.05))  # doctest: +SKIP
@@ -241,11 +245,16 @@ def run_leakage(
     check_backend(cfg.backend)
     workers = cfg.n_jobs if cfg.n_jobs > 0 else (os.cpu_count() or 1)
     with dask_client(cfg.scheduler, n_workers=max(workers, 2)) as client:
-        return _run(examples, cfg, progress=progress, client=client)
+        return _run(examples, cfg, progress=progress, client=client, scores_out=scores_out)
 
 
 def _run(
-    examples: Sequence[Example], cfg: LeakageConfig, *, progress: ProgressFn | None, client: Any
+    examples: Sequence[Example],
+    cfg: LeakageConfig,
+    *,
+    progress: ProgressFn | None,
+    client: Any,
+    scores_out: dict[tuple[str, str], np.ndarray] | None = None,
 ) -> LeakageResult:
     warnings: list[str] = []
     fallbacks: list[Fallback] = []
@@ -285,6 +294,8 @@ def _run(
             arr[part.folds[i][1]] = out.scores
         if out.top_pos or out.top_neg:
             prov_out[(scope, feat)] = out
+    if scores_out is not None:
+        scores_out.update(scores)
     ev = part.eval_rows
     y_ev = y[ev]
     spec_by = {s.name: s for s in cfg.features}

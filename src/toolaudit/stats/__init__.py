@@ -1,9 +1,11 @@
 """Statistics shared by every audit: AUROC, bootstrap intervals, paired tests."""
 
 from toolaudit.stats._auroc import (
+    GroupNull,
     Interval,
     auroc,
     bootstrap_auroc,
+    group_permutation_auroc,
     paired_bootstrap_auroc_delta,
     paired_permutation_auroc,
 )
@@ -21,6 +23,7 @@ from toolaudit.stats._tests import (
 
 __all__ = [
     "Equivalence",
+    "GroupNull",
     "Interval",
     "auroc",
     "bonferroni",
@@ -29,6 +32,7 @@ __all__ = [
     "cluster_mean_bootstrap",
     "cohen_kappa",
     "equivalence_verdict",
+    "group_permutation_auroc",
     "holm",
     "mcnemar_exact",
     "paired_bootstrap_auroc_delta",
