@@ -60,6 +60,39 @@ def test_paired_delta_zero_for_identical_scores():
     assert d.estimate == 0 and d.low == 0 and d.high == 0
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_paired_delta_equals_resampling_and_ranking(seed):
+    """The counted replicates equal the straightforward paired bootstrap (the same
+    stratified draws, each replicate resampled and ranked with ties), bit for bit."""
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(seed)
+    y = (rng.random(300) < 0.2).astype(int)
+    a = np.round(rng.normal(size=300) + y, 1)  # rounded: many ties
+    b = np.round(rng.normal(size=300), 1)
+    got = paired_bootstrap_auroc_delta(y, a, b, n_boot=300, seed=seed, level=0.9)
+    draws = np.random.default_rng(seed)
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    idx = np.concatenate(
+        [
+            pos[draws.integers(0, pos.size, size=(300, pos.size))],
+            neg[draws.integers(0, neg.size, size=(300, neg.size))],
+        ],
+        axis=1,
+    )
+
+    def rep(s: np.ndarray) -> np.ndarray:
+        out = []
+        for row in idx:
+            r = rankdata(s[row])
+            u = r[: pos.size].sum() - pos.size * (pos.size + 1) / 2.0
+            out.append(u / (pos.size * neg.size))
+        return np.array(out)
+
+    lo, hi = np.quantile(rep(a) - rep(b), [0.05, 0.95])
+    assert (got.low, got.high) == (float(lo), float(hi))
+
+
 def test_paired_delta_detects_real_difference():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 600)

@@ -40,6 +40,42 @@ def _auroc_rows(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return out
 
 
+def _replicate_aurocs(
+    s_pos: np.ndarray, s_neg: np.ndarray, draw_p: np.ndarray, draw_n: np.ndarray
+) -> np.ndarray:
+    """AUROC of each bootstrap replicate (row of ``draw_p`` / ``draw_n``: the drawn
+    positions among the positives and the negatives). A replicate is described by how
+    often it drew each positive and each negative; with the negatives sorted once, its
+    Mann-Whitney count is a weighted sum of cumulative negative counts at each
+    positive's score: O(n) per replicate instead of a sort. Every term is a whole or
+    half count, so the sums are exact and equal the rank formula's bit for bit."""
+    n_boot = draw_p.shape[0]
+    n_pos, n_neg = s_pos.size, s_neg.size
+    order = np.argsort(s_neg, kind="stable")
+    sorted_neg = s_neg[order]
+    rank_of = np.empty(n_neg, dtype=np.int64)
+    rank_of[order] = np.arange(n_neg)
+    reps = np.empty(n_boot, dtype=float)
+    lo = np.searchsorted(sorted_neg, s_pos, side="left")
+    hi = np.searchsorted(sorted_neg, s_pos, side="right")
+    step = max(1, 2_000_000 // max(n_neg + n_pos, 1))
+    for b0 in range(0, n_boot, step):
+        b1 = min(n_boot, b0 + step)
+        nb = b1 - b0
+        offs = (np.arange(nb) * n_neg)[:, None]
+        cnt_n = np.bincount((offs + rank_of[draw_n[b0:b1]]).ravel(), minlength=nb * n_neg)
+        cum = np.zeros((nb, n_neg + 1))
+        np.cumsum(cnt_n.reshape(nb, n_neg), axis=1, out=cum[:, 1:])
+        offp = (np.arange(nb) * n_pos)[:, None]
+        cnt_p = np.bincount((offp + draw_p[b0:b1]).ravel(), minlength=nb * n_pos)
+        cnt_p = cnt_p.reshape(nb, n_pos)
+        below = np.take(cum, lo, axis=1)
+        upto = np.take(cum, hi, axis=1)
+        wins = (cnt_p * (below + 0.5 * (upto - below))).sum(axis=1)
+        reps[b0:b1] = wins / (n_pos * n_neg)
+    return reps
+
+
 @dataclass(frozen=True, slots=True)
 class Interval:
     """A point estimate with a two-sided percentile interval."""
@@ -54,14 +90,6 @@ class Interval:
         return [self.low, self.high]
 
 
-def _stratified_indices(y: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    pos = np.flatnonzero(y)
-    neg = np.flatnonzero(~y)
-    ip = pos[rng.integers(0, pos.size, size=(n_boot, pos.size))]
-    ineg = neg[rng.integers(0, neg.size, size=(n_boot, neg.size))]
-    return np.concatenate([ip, ineg], axis=1)
-
-
 def bootstrap_auroc(
     y: ArrayLike,
     score: ArrayLike,
@@ -73,10 +101,8 @@ def bootstrap_auroc(
     """AUROC with a stratified percentile bootstrap interval (positives and negatives
     resampled separately, so every replicate has both classes).
 
-    Each replicate is described by how often it drew each positive and each negative;
-    with the negatives sorted once, a replicate's Mann-Whitney count is a weighted sum of
-    cumulative negative counts at each positive's score: O(n) per replicate instead of a
-    sort. ``tests/stats/test_bootstrap.py`` checks it draw for draw against the
+    Each replicate is counted, not sorted (``_replicate_aurocs``).
+    ``tests/stats/test_bootstrap.py`` checks it draw for draw against the
     straightforward version (resample, rank, Mann-Whitney) with the same generator calls.
 
     >>> iv = bootstrap_auroc([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.9], seed=1)
@@ -93,29 +119,7 @@ def bootstrap_auroc(
     neg = np.flatnonzero(~y_arr)
     draw_p = rng.integers(0, pos.size, size=(n_boot, pos.size))
     draw_n = rng.integers(0, neg.size, size=(n_boot, neg.size))
-    s_pos, s_neg = s[pos], s[neg]
-    order = np.argsort(s_neg, kind="stable")
-    sorted_neg = s_neg[order]
-    rank_of = np.empty(neg.size, dtype=np.int64)
-    rank_of[order] = np.arange(neg.size)
-    reps = np.empty(n_boot, dtype=float)
-    lo = np.searchsorted(sorted_neg, s_pos, side="left")
-    hi = np.searchsorted(sorted_neg, s_pos, side="right")
-    step = max(1, 2_000_000 // max(neg.size + pos.size, 1))
-    for b0 in range(0, n_boot, step):
-        b1 = min(n_boot, b0 + step)
-        nb = b1 - b0
-        offs = (np.arange(nb) * neg.size)[:, None]
-        cnt_n = np.bincount((offs + rank_of[draw_n[b0:b1]]).ravel(), minlength=nb * neg.size)
-        cum = np.zeros((nb, neg.size + 1))
-        np.cumsum(cnt_n.reshape(nb, neg.size), axis=1, out=cum[:, 1:])
-        offp = (np.arange(nb) * pos.size)[:, None]
-        cnt_p = np.bincount((offp + draw_p[b0:b1]).ravel(), minlength=nb * pos.size)
-        cnt_p = cnt_p.reshape(nb, pos.size)
-        below = np.take(cum, lo, axis=1)
-        upto = np.take(cum, hi, axis=1)
-        wins = (cnt_p * (below + 0.5 * (upto - below))).sum(axis=1)
-        reps[b0:b1] = wins / (pos.size * neg.size)
+    reps = _replicate_aurocs(s[pos], s[neg], draw_p, draw_n)
     alpha = (1.0 - level) / 2.0
     q_lo, q_hi = np.quantile(reps, [alpha, 1.0 - alpha])
     return Interval(est, float(q_lo), float(q_hi), level)
@@ -139,9 +143,14 @@ def paired_bootstrap_auroc_delta(
     if np.isnan(est):
         return Interval(est, float("nan"), float("nan"), level)
     rng = np.random.default_rng(seed)
-    idx = _stratified_indices(y_arr, n_boot, rng)
-    yy = y_arr[idx].astype(float)
-    reps = _auroc_rows(yy, a[idx]) - _auroc_rows(yy, b[idx])
+    pos = np.flatnonzero(y_arr)
+    neg = np.flatnonzero(~y_arr)
+    # one set of stratified draws for both scores, counted (not ranked) per replicate
+    draw_p = rng.integers(0, pos.size, size=(n_boot, pos.size))
+    draw_n = rng.integers(0, neg.size, size=(n_boot, neg.size))
+    reps = _replicate_aurocs(a[pos], a[neg], draw_p, draw_n) - _replicate_aurocs(
+        b[pos], b[neg], draw_p, draw_n
+    )
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
     return Interval(float(est), float(lo), float(hi), level)
