@@ -145,8 +145,12 @@ def locate(
     texts: dict[str, list[str]],
     tools: Sequence[str],
     rows: Sequence[int],
+    lowered: dict[tuple[str, int], str] | None = None,
 ) -> TermSource:
-    """Occurrences of ``term`` in the sections ``tools`` of ``rows`` (up to 400 rows)."""
+    """Occurrences of ``term`` in the sections ``tools`` of ``rows`` (up to 400 rows).
+
+    ``lowered`` caches the lowercased texts between calls (the audit looks up hundreds
+    of terms in the same rows)."""
     rx = term_regex(term, analyzer)
     core = term.strip(" ")
     src = TermSource()
@@ -154,7 +158,13 @@ def locate(
         hit = False
         for tool in tools:
             original = texts[tool][row]
-            lower = original.lower()
+            if lowered is None:
+                lower = original.lower()
+            else:
+                got = lowered.get((tool, row))
+                if got is None:
+                    got = lowered[(tool, row)] = original.lower()
+                lower = got
             same = len(lower) == len(original)
             index: FieldIndex | None = None
             json_name: str | None = None

@@ -65,6 +65,7 @@ def describe_terms(
     entries: list[ProvenanceEntry] = []
     texts = engine.columns.texts
     rows = [int(r) for r in fit_rows]
+    lowered: dict[tuple[str, int], str] = {}
     for (scope, feat), out in sorted(outputs.items()):
         analyzer = specs[feat].analyzer
         vocab = designs[(scope, feat)].vocab
@@ -73,7 +74,7 @@ def describe_terms(
             continue
         strings = engine.terms(analyzer, vocab[np.array([c for c, _ in tops])])
         for (_, weight), term in zip(tops, strings, strict=True):
-            src = locate(term, analyzer, texts, engine.scope_tools(scope), rows)
+            src = locate(term, analyzer, texts, engine.scope_tools(scope), rows, lowered)
             fields = [
                 {"tool": t, "field": f, "count": n} for (t, f), n in src.fields.most_common(4)
             ]
