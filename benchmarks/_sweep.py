@@ -1,7 +1,8 @@
 """The synthetic dilution sweep's setup, shared by ``synthetic_speed.py`` and
 ``warm_start.py``: the controlled benchmark's corpus (char_wb 3-5), the audit's pool
-(tools 1, 2 and 4, non-empty sections of the fit and eval rows) and one seed's draws
-(fit and eval rows drawn from separate streams, as the audit does)."""
+(tools 1, 2 and 4, non-empty sections of the fit and eval rows), one seed's draws (fit
+and eval rows drawn from separate streams, as the audit does) and the sweep's points as
+word recipes (``_dilution._char_points``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ def arguments(doc: str) -> argparse.Namespace:
 @dataclass
 class Sweep:
     engine: Any
+    examples: list[Any]
     y: np.ndarray
     fit: np.ndarray
     ev: np.ndarray
@@ -39,19 +42,27 @@ class Sweep:
     k_values: list[int]
     draws: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
 
-    def slots(self, a: int, b: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Slots ``a .. b-1`` as (source, length) arrays over every row."""
-        from toolaudit.leakage._dilution import _slot_arrays
+    def points(self) -> dict[int, Any]:
+        """The sweep's points (carrier + K slots), term statistics counted."""
+        from toolaudit.leakage import FEATURE_SETS
+        from toolaudit.leakage._dilution import _char_points
+        from toolaudit.leakage._synthetic import SlotPlanner
 
-        n = self.engine.corpus.n_rows
-        return [_slot_arrays(n, self.draws, self.lengths, j) for j in range(a, b)]
+        planner = SlotPlanner(self.engine.corpus, self.pool, self.index)
+        part = SimpleNamespace(folds=[(self.fit, self.ev)])
+        spec = FEATURE_SETS["char_wb_3_5"]
+        return _char_points(
+            self.engine, planner, CARRIER, spec, part, self.y, self.draws, self.lengths,
+            self.k_values,
+        )  # fmt: skip
 
 
 def load(args: argparse.Namespace) -> Sweep:
     """Read or generate the data, tokenize it, and draw one seed's slots."""
     from toolaudit.leakage import FEATURE_SETS, PT2DEngine
     from toolaudit.leakage._dilution import draw_slots
-    from toolaudit.leakage._store import return_freed_memory
+    from toolaudit.leakage._memory import return_freed_memory
+    from toolaudit.leakage._tron import class_grouped
 
     return_freed_memory()  # as the leakage command does
     if args.data:
@@ -63,21 +74,21 @@ def load(args: argparse.Namespace) -> Sweep:
 
         examples = make_tcr_shortcut(scale=args.scale, seed=0)
     y = np.array([e.label for e in examples])
-    fit = np.flatnonzero([e.split == "train" for e in examples])
+    fit = class_grouped(np.flatnonzero([e.split == "train" for e in examples]), y)
     ev = np.flatnonzero([e.split == "test" for e in examples])
     t0 = time.perf_counter()
     engine = PT2DEngine(examples, [FEATURE_SETS["char_wb_3_5"]])
     print(f"corpus: {len(examples)} rows, tokenized in {time.perf_counter() - t0:.1f} s")
-    del examples
     texts = engine.columns.texts
     audited = np.union1d(fit, ev)
     pool = [texts[t][i] for t in POOL for i in audited if texts[t][i]]
     index = [(t, np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)) for t in POOL]
     lengths = np.array([len(s) for s in pool], dtype=np.int64)
-    n = engine.corpus.n_rows
+    n = len(examples)
     k_values = sorted(set(args.k))
+    streams = ((np.flatnonzero([e.split == "train" for e in examples]), 0), (ev, 1))
     draws = [
         (rows, *draw_slots(n, rows, len(pool), k_values[-1], np.random.default_rng([args.seed, s])))
-        for rows, s in ((fit, 0), (ev, 1))
+        for rows, s in streams
     ]
-    return Sweep(engine, y, fit, ev, pool, index, lengths, k_values, draws)
+    return Sweep(engine, examples, y, fit, ev, pool, index, lengths, k_values, draws)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _sweep import CARRIER, arguments, load
+from _sweep import arguments, load
 
 
 def main() -> None:
@@ -26,28 +26,20 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from toolaudit.leakage import FEATURE_SETS
-    from toolaudit.leakage._engine import ScopeCounts
-    from toolaudit.leakage._synthetic import SlotCounter
-    from toolaudit.leakage._tron import class_grouped, fit_l2r_lr
+    from toolaudit.leakage._tron import fit_l2r_lr
     from toolaudit.stats import auroc
 
-    engine, y, fit, ev = sw.engine, sw.y, sw.fit, sw.ev
+    engine, y, fit_rows, ev = sw.engine, sw.y, sw.fit, sw.ev
     spec = FEATURE_SETS["char_wb_3_5"]
-    corpus = engine.corpus
-    counter = SlotCounter(corpus, sw.pool, sw.index)
-    corpus.copy_section("char_wb", CARRIER, "__acc")
-    fit_rows = class_grouped(fit, y)
+    points = sw.points()
     prev: tuple[np.ndarray, np.ndarray, float] | None = None  # vocab, coef, intercept
-    done = 0
     secs = {"cold": 0.0, "warm": 0.0}
     worst = 0.0
     print(
         f"{'K':>3} {'nnz':>11} {'iter cold':>9} {'warm':>5} {'s cold':>7} {'warm':>6}  auroc diff"
     )
     for k in sw.k_values:
-        counter.append("__acc", sw.slots(done, k))
-        done = k
-        d = engine.design(ScopeCounts(corpus, "char_wb", ["__acc"]), spec, fit_rows, ev)
+        d = engine.design(points.pop(k), spec, fit_rows, ev)
         warm = None
         if prev is not None:
             vocab0, coef0, b0 = prev
@@ -62,7 +54,7 @@ def main() -> None:
                 if start is None and way == "warm":
                     continue
                 t0 = time.perf_counter()
-                f = fit_l2r_lr(d.x_fit, y[fit_rows], max_iter=4000, warm=start)
+                f = fit_l2r_lr(d.x_fit, y[fit_rows], max_iter=4000, warm=start, threads=2)
                 secs[way] += time.perf_counter() - t0
                 score = d.x_eval @ f.coef + f.intercept
                 out[way] = (f, auroc(y[ev], score), time.perf_counter() - t0)
@@ -84,7 +76,6 @@ def main() -> None:
                 f"{k:3d} {d.x_fit.nnz:11,d} {cold[0].n_iter:9d} {'-':>5} {cold[2]:7.1f}", flush=True
             )
         del d
-    counter.close()
     print(f"fits after the first K: cold {secs['cold']:.1f} s, warm {secs['warm']:.1f} s")
     print(f"ratio={secs['cold'] / max(secs['warm'], 1e-9):.2f} max_auroc_diff={worst:.3e}")
 

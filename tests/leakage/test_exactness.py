@@ -19,10 +19,10 @@ def _compare(examples, tools, spec, *, fit, ev):
     assert ours == ref.vocabulary
     ref_fit = ref.x_fit.copy()
     ref_fit.sort_indices()
-    assert abs(design.x_fit - ref_fit).max() <= 1e-12
+    assert abs(design.x_fit.tocsr() - ref_fit).max() <= 1e-12
     assert abs(design.x_eval - ref.x_eval).max() <= 1e-12
     y = np.array([e.label for e in examples])
-    model = LRSpec().make().fit(design.x_fit, y[fit])
+    model = LRSpec().make().fit(design.x_fit.tocsr(), y[fit])
     diff = abs(auroc(y[ev], model.decision_function(design.x_eval)) - auroc(y[ev], ref.scores))
     assert diff <= 1e-9
     return len(ours)

@@ -88,7 +88,7 @@ def test_audit_designs_score_as_with_liblinear(tcr_small, name):
         d = engine.design(counts, spec, grouped, ev)
         ours = fit_and_score(d.x_fit, y[grouped], d.x_eval, LRSpec(), top_k=10)
         plain = engine.design(counts, spec, fit, ev)
-        ref = LRSpec().make().fit(plain.x_fit, y[fit])
+        ref = LRSpec().make().fit(plain.x_fit.tocsr(), y[fit])
         ref_scores = ref.decision_function(plain.x_eval)
         np.testing.assert_array_equal(ours.scores, ref_scores)
         assert auroc(y[ev], ours.scores) == auroc(y[ev], ref_scores)

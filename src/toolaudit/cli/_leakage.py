@@ -62,6 +62,13 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed of bootstrap and synthetic dilution")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel fits (joblib; -1 = all cores)")
     p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="threads of the engine's kernels and of each fit (default 0 = every core; "
+        "the results are the same for any number)",
+    )
+    p.add_argument(
         "--backend",
         default=None,
         help="local joblib backend: threading (default), loky, multiprocessing, sequential",
@@ -130,6 +137,7 @@ def _validate(args: argparse.Namespace) -> None:
         require_distributed()  # a missing extra is exit 2 with the pip line, before any work
     if args.n_jobs == 0:
         raise ConfigError.invalid("n-jobs", "a positive integer, or -1 for all cores", 0)
+    _check_int("threads", args.threads, low=0, allowed="an integer >= 0 (0 = every core)")
     _check_int("n-boot", args.n_boot, low=1, allowed="an integer >= 1")
     _check_int("cv-folds", args.cv_folds, low=2, allowed="an integer >= 2")
     _check_int("dilution-seeds", args.dilution_seeds, low=1, allowed="an integer >= 1")
@@ -187,6 +195,7 @@ def _config(args: argparse.Namespace) -> Any:
         n_boot=args.n_boot,
         seed=args.seed,
         n_jobs=args.n_jobs,
+        threads=args.threads,
         backend=args.backend,
         scheduler=args.scheduler,
         dilution=dilution,

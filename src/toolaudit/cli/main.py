@@ -309,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level = _log_level(args)
         logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
         root.setLevel(level)
+        # numba's compiler logs every pass at DEBUG; its warnings still show
+        logging.getLogger("numba").setLevel(max(level, logging.INFO))
         for handler in root.handlers:
             if type(handler) is logging.StreamHandler:  # the console handler basicConfig made
                 handler.setFormatter(_VisibleFormatter("%(levelname)s %(name)s: %(message)s"))

@@ -13,14 +13,14 @@ from toolaudit.leakage._audit import (
 )
 from toolaudit.leakage._cluster import check_backend, require_distributed
 from toolaudit.leakage._contract import LEAKAGE_AUDIT, LEAKAGE_REAL_AUDIT
-from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs
+from toolaudit.leakage._memory import return_freed_memory
 from toolaudit.leakage._partition import Partition, Selection, make_partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import demo_sections, leakage_sections, write_leakage
-from toolaudit.leakage._store import return_freed_memory
 from toolaudit.leakage._verdict import VERDICT_KINDS
+from toolaudit.leakage._words import CorpusSpec, WordCorpus
 
 __all__ = [
     "return_freed_memory",
@@ -40,7 +40,7 @@ __all__ = [
     "PT2DEngine",
     "Partition",
     "ScopeResult",
-    "SectionCorpus",
+    "WordCorpus",
     "Selection",
     "TokenClass",
     "ToolColumns",

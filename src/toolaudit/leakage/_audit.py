@@ -44,7 +44,9 @@ class DilutionConfig:
 
 @dataclass(frozen=True, slots=True)
 class LeakageConfig:
-    """Every setting of the audit; the defaults are the seed's."""
+    """Every setting of the audit; the defaults are the seed's. ``threads`` is the
+    number of threads of the engine's kernels and of each fit's products (0 = every
+    core); the results are the same for any value."""
 
     features: tuple[FeatureSpec, ...] = tuple(FEATURE_SETS.values())
     scopes: tuple[str, ...] | None = None
@@ -56,6 +58,7 @@ class LeakageConfig:
     seed: int = 0
     top_k: int = 20
     n_jobs: int = 1
+    threads: int = 0
     backend: str | None = None
     scheduler: str | None = None
     dilution: DilutionConfig | None = field(default_factory=DilutionConfig)
@@ -260,7 +263,7 @@ def _run(
     fallbacks: list[Fallback] = []
     cfg = _dilution_config(cfg, fallbacks)
     part = make_partition(examples, fit=cfg.fit, eval=cfg.eval, cv_folds=cfg.cv_folds)
-    engine = PT2DEngine(examples, cfg.features, progress=progress)
+    engine = PT2DEngine(examples, cfg.features, progress=progress, threads=cfg.threads or None)
     tools = list(engine.tools)
     if not tools:
         raise DataError("the examples carry no tool sections")
@@ -285,6 +288,7 @@ def _run(
         client=client,
         total=total,
         progress=progress,
+        threads=engine.threads,
     )
     scores: dict[tuple[str, str], np.ndarray] = {}
     prov_out: dict[tuple[str, str], Any] = {}

@@ -19,13 +19,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from toolaudit.leakage._engine import PT2DEngine, ScopeCounts, run_jobs
+from toolaudit.leakage._engine import PT2DEngine, ScopeSource, run_jobs
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec
+from toolaudit.leakage._kernels import Recipe, restrict_columns
 from toolaudit.leakage._partition import Partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._scoring import summarize
 from toolaudit.leakage._tron import class_grouped
+from toolaudit.leakage._words import csr_arrays
 from toolaudit.stats import auroc
 
 if TYPE_CHECKING:
@@ -51,25 +54,26 @@ def _fit_scores(
     y: np.ndarray,
     cfg: LeakageConfig,
     client: Any = None,
-    *,
-    release: bool = False,
 ) -> np.ndarray:
-    """Scores of every evaluated row for one scope; ``release`` drops a wrapped count
-    matrix as soon as the last fold's design is built (before its fit runs). Otherwise
-    each eval matrix is built after its fit (see ``PT2DEngine.design``)."""
+    """Scores of every evaluated row for one scope: each fold's design is built, fitted
+    and its eval rows scored (without their matrix, in process) before the next."""
 
     def jobs() -> Any:
-        last = len(part.folds) - 1
         for i, (fit, ev) in enumerate(part.folds):
             fit = class_grouped(fit, y)  # the fit runs on the design itself (see _tron)
-            d = engine.design(counts, spec, fit, ev, lazy_eval=not release)
-            if release and i == last and isinstance(counts, ScopeCounts):
-                counts.release()
+            d = engine.design(counts, spec, fit, ev, lazy_eval=True)
             yield i, (d.x_fit, y[fit], d.x_eval, 0)
             del d  # before the next design is built
 
     scores = np.full(len(y), np.nan)
-    for i, out in run_jobs(jobs(), cfg.lr, n_jobs=cfg.n_jobs, backend=cfg.backend, client=client):
+    for i, out in run_jobs(
+        jobs(),
+        cfg.lr,
+        n_jobs=cfg.n_jobs,
+        backend=cfg.backend,
+        client=client,
+        threads=engine.threads,
+    ):
         scores[part.folds[i][1]] = out.scores
     return scores
 
@@ -233,60 +237,43 @@ def _synthetic(
     streams = (
         [(part.folds[0][0], 0), (part.folds[0][1], 1)] if part.mode == "holdout" else [(audited, 2)]
     )
-    counter = None
-    if spec.analyzer == "char_wb":  # slots counted from the pool's words (see _synthetic)
-        from toolaudit.leakage._synthetic import SlotCounter
+    planner = None
+    if spec.analyzer == "char_wb":  # slots as word recipes (see _synthetic)
+        from toolaudit.leakage._synthetic import SlotPlanner
 
         index = []
         for t in pool_tools:
             rows = np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)
             index.append((t, rows))
-        counter = SlotCounter(engine.corpus, pool, index)
-    if free_sections:  # from here on only the carrier's counts are read
+        planner = SlotPlanner(engine.corpus, pool, index)
+    if free_sections:  # from here on only the carrier's words are read
         engine.corpus.drop_sections([t for t in engine.tools if t != carrier])
-    corpus = engine.corpus
+        if planner is not None:  # and only the feature set's char n-grams
+            lens = engine.term_lengths("char_wb")
+            assert lens is not None
+            engine.corpus.drop_word_terms()
+            engine.corpus.keep_char_lengths(*spec.ngram_range, lens)
+    reuse = frozenset([carrier]) in known
+    fitted = [k for k in k_values if not (k == 0 and reuse)]
     step = 0
     for seed in seeds:
         draws = []
         for rows, stream in streams:
             rng = np.random.default_rng([seed, stream])
             draws.append((rows, *draw_slots(n, rows, len(pool), k_max, rng)))
-        # slots are added onto a running sum, which is kept in the section store between
-        # points: while a point is fitted, memory holds its design matrices only, never
-        # the counts of the carrier plus K slots; slots are added one row block at a time
-        # (the old and the new sum never in memory)
-        store = corpus.mats[spec.analyzer]
-        acc_name = "__syn_acc"
-        corpus.copy_section(spec.analyzer, carrier, acc_name)
-        prev = corpus.last_tokens([carrier]) if spec.analyzer == "word" else None
-        done = 0
+        if planner is not None:
+            sources = _char_points(engine, planner, carrier, spec, part, y, draws, lengths, fitted)
+        else:
+            sources = _word_points(engine, carrier, part, y, draws, pool, fitted)
         for k in k_values:
-            if counter is not None and k > done:
-                counter.append(
-                    acc_name, [_slot_arrays(n, draws, lengths, j) for j in range(done, k)]
-                )
+            if k in sources:
+                scores = _fit_scores(engine, sources.pop(k), spec, part, y, cfg, client)
             else:
-                for j in range(done, k):  # word n-grams: tokenize each slot's text
-                    name = f"__syn{j}"
-                    corpus.add_sections(
-                        {name: slot_texts(n, draws, pool, j)}, analyzers=(spec.analyzer,)
-                    )
-                    prev = corpus.append_section_blocks(spec.analyzer, acc_name, prev, name)
-                    corpus.drop_sections([name])
-            done = k
-            if k == 0 and frozenset([carrier]) in known:
                 scores = known[frozenset([carrier])]
-            else:
-                counts = ScopeCounts(corpus, spec.analyzer, [acc_name])
-                scores = _fit_scores(engine, counts, spec, part, y, cfg, client)
-                del counts
             per_k[k].append(auroc(y[ev], scores[ev]))
             step += 1
             if progress is not None:
                 progress(step, len(seeds) * len(k_values), f"dilution synthetic seed {seed} K={k}")
-        store.pop(acc_name)
-    if counter is not None:
-        counter.close()
     for k in k_values:
         vals = np.array(per_k[k], dtype=float)
         out["points"].append(
@@ -300,3 +287,83 @@ def _synthetic(
             }
         )
     return out
+
+
+def _char_points(
+    engine: PT2DEngine,
+    planner: Any,
+    carrier: str,
+    spec: FeatureSpec,
+    part: Partition,
+    y: np.ndarray,
+    draws: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    lengths: np.ndarray,
+    ks: Sequence[int],
+) -> dict[int, ScopeSource]:
+    """One seed's dilution points (char_wb): the carrier plus its first K slots as word
+    recipes, with every point's term statistics counted in one pass per fold."""
+    n = len(y)
+    k_max = max(ks, default=0)
+    rec = planner.recipes([_slot_arrays(n, draws, lengths, j) for j in range(k_max)])
+    corpus = engine.corpus
+    bag = corpus.scope_bag([carrier])
+    per_word = corpus.per_word("char_wb")
+    if corpus.spec.char_range != spec.ngram_range:
+        # only the feature set's n-gram lengths can enter its vocabulary: drop the others
+        # from the per-word counts (the term ids stay); the audit has done it for good
+        lens = engine.term_lengths("char_wb")
+        assert lens is not None
+        lo, hi = spec.ngram_range
+        keep = np.flatnonzero((lens >= lo) & (lens <= hi))
+        colmap = np.full(per_word.shape[1], -1, dtype=np.int32)
+        colmap[keep] = keep.astype(np.int32)
+        ptr, idx, val = restrict_columns(*csr_arrays(per_word), colmap)
+        per_word = sp.csr_matrix((val, idx, ptr), shape=per_word.shape)
+    recipe = Recipe((bag.indptr, bag.indices, bag.data), None, rec.slots, rec.pool)
+    base = ScopeSource(recipe, per_word, per_word.shape[1], threads=engine.threads)
+    points = {k: base.at(k) for k in ks}
+    for fit, _ in part.folds:
+        fit = class_grouped(fit, y)
+        for k, stats in zip(ks, base.stats_at(fit, ks), strict=True):
+            points[k].set_stats(fit, stats)
+    return points
+
+
+def _word_points(
+    engine: PT2DEngine,
+    carrier: str,
+    part: Partition,
+    y: np.ndarray,
+    draws: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    pool: Sequence[str],
+    ks: Sequence[int],
+) -> dict[int, ScopeSource]:
+    """One seed's dilution points (word n-grams): each slot's text is tokenized (its
+    words' bag and the bigrams across its words and its boundary) onto running sums."""
+    corpus = engine.corpus
+    n_words = corpus.n_words
+    bag = corpus.scope_bag([carrier])
+    terms = corpus.scope_terms([carrier])
+    prev = corpus.last[carrier].copy()
+    points: dict[int, ScopeSource] = {}
+    done = 0
+    for k in ks:
+        for j in range(done, k):
+            name = "__syn_slot"
+            corpus.add_section(name, slot_texts(len(y), draws, pool, j))
+            n_words = corpus.n_words
+            width = corpus.tables["word"].size
+            extra = corpus.bigrams_between(prev, corpus.first[name])
+            parts = [corpus.xb[name], extra] + ([terms] if terms is not None else [])
+            terms = sum((_widen(m, width) for m in parts[1:]), _widen(parts[0], width)).tocsr()
+            bag = (_widen(bag, n_words) + _widen(corpus.bags[name], n_words)).tocsr()
+            last = corpus.last[name]
+            prev = np.where(last >= 0, last, prev)
+            corpus.drop_sections([name])
+        done = k
+        points[k] = ScopeSource.from_matrices(corpus, "word", bag, terms, threads=engine.threads)
+    return points
+
+
+def _widen(mat: sp.csr_matrix, n_cols: int) -> sp.csr_matrix:
+    return sp.csr_matrix((mat.data, mat.indices, mat.indptr), shape=(mat.shape[0], n_cols))

@@ -1,15 +1,17 @@
-"""The PT2D engine: tokenize each section once, compose scopes, fit in parallel.
+"""The PT2D engine: tokenize each distinct word once, compose scopes, fit.
 
 ``PT2DEngine`` turns Examples into per-tool columns (the sections of one tool joined with
-``"\\n"``, exactly what ``Example.trace(tools=[tool])`` gives), extracts their n-grams
-once, and builds the TF-IDF design matrices of any scope and fold from the stored
-counts. Fits are independent and run through joblib; ``backend`` is passed to
-``joblib.parallel_config`` so a Dask or Ray cluster can take large sweeps.
+``"\\n"``, exactly what ``Example.trace(tools=[tool])`` gives), splits them into word
+sequences and tokenizes each distinct word once (``_words.WordCorpus``). The TF-IDF
+design of any scope and fold is then written by compiled kernels (``_kernels``) straight
+from the rows' word bags, and the eval rows are scored without their matrix being built.
+Fits are independent and run through joblib (or on a Dask cluster, ``_cluster``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,23 +22,29 @@ from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
 from toolaudit.errors import ConfigError
-from toolaudit.leakage._corpus import CorpusSpec, SectionCorpus
 from toolaudit.leakage._features import (
     FeatureSpec,
     FitOutput,
     LRSpec,
     fit_and_score,
-    idf_weights,
     min_df_for,
-    restrict,
-    tfidf,
     vocabulary_from_stats,
 )
+from toolaudit.leakage._kernels import (
+    Recipe,
+    design_rows,
+    launch,
+    restrict_columns,
+    score_rows,
+    term_stats,
+)
+from toolaudit.leakage._tron import FitMatrix, index_type
+from toolaudit.leakage._words import CorpusSpec, WordCorpus, csr_arrays
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
 
-#: Rows per block when a design is built (bounds the unrestricted counts in memory).
+#: Rows per block when an eval matrix is built in blocks.
 BLOCK_ROWS = 1024
 
 ProgressFn = Callable[[int, int, str], None]
@@ -88,7 +96,11 @@ class ToolColumns:
 
 
 class PT2DEngine:
-    """Counts for every scope of a set of examples, and the design matrices of a fit."""
+    """Counts for every scope of a set of examples, and the design matrices of a fit.
+
+    ``threads`` is the number of threads of the compiled kernels (default: every core);
+    results do not depend on it (see ``_kernels``).
+    """
 
     def __init__(
         self,
@@ -97,9 +109,11 @@ class PT2DEngine:
         *,
         progress: ProgressFn | None = None,
         columns: ToolColumns | None = None,
+        threads: int | None = None,
     ) -> None:
         self.examples = examples
         self.columns = columns or ToolColumns.from_examples(examples)
+        self.threads = max(1, threads if threads is not None else (os.cpu_count() or 1))
         word = [s for s in specs if s.analyzer == "word"]
         char = [s for s in specs if s.analyzer == "char_wb"]
         char_range = None
@@ -108,7 +122,7 @@ class PT2DEngine:
         self.corpus_spec = CorpusSpec(
             word_max_n=max((s.ngram_range[1] for s in word), default=0), char_range=char_range
         )
-        self.corpus = SectionCorpus(self.columns.texts, self.corpus_spec, progress=progress)
+        self.corpus = WordCorpus(self.columns.texts, self.corpus_spec, progress=progress)
         self._lengths: np.ndarray | None = None
         self._explicit: dict[tuple[str, ...], str] = {}
 
@@ -121,19 +135,23 @@ class PT2DEngine:
         """Tools of a scope name: ``full`` is every tool; else the tool itself."""
         return list(self.tools) if scope == "full" else [scope]
 
-    def counts(self, analyzer: str, tools: Sequence[str]) -> ScopeCounts:
-        """Term counts of ``Example.trace(tools)``, summed per row subset on demand."""
+    def counts(self, analyzer: str, tools: Sequence[str]) -> ScopeSource:
+        """The recipe of ``Example.trace(tools)``'s counts (composed on demand)."""
         ordered = [t for t in self.tools if t in set(tools)]
+        names = ordered
         if analyzer == "word" and not self.columns.canonical and len(ordered) > 1:
             # interleaved sections: boundary bigrams need the real order, so tokenize it
             key = tuple(ordered)
             if key not in self._explicit:
                 name = f"__scope_{len(self._explicit)}"
                 texts = [ex.trace(tools=list(ordered)) for ex in self.examples]
-                self.corpus.add_sections({name: texts})
+                self.corpus.add_section(name, texts)
                 self._explicit[key] = name
-            return ScopeCounts(self.corpus, analyzer, [self._explicit[key]])
-        return ScopeCounts(self.corpus, analyzer, ordered)
+            names = [self._explicit[key]]
+        corpus = self.corpus
+        bag = corpus.scope_bag(names)
+        terms = corpus.scope_terms(names) if analyzer == "word" else None
+        return ScopeSource.from_matrices(corpus, analyzer, bag, terms, threads=self.threads)
 
     def term_lengths(self, analyzer: str) -> np.ndarray | None:
         """Characters per char_wb term id (recomputed when the table grows)."""
@@ -146,7 +164,7 @@ class PT2DEngine:
 
     def design(
         self,
-        counts: ScopeCounts | sp.csr_matrix,
+        counts: ScopeSource | sp.csr_matrix,
         spec: FeatureSpec,
         fit: np.ndarray,
         ev: np.ndarray,
@@ -155,16 +173,17 @@ class PT2DEngine:
     ) -> Design:
         """TF-IDF design matrices of one fold (vocabulary and idf from the fit rows).
 
-        Only the fit rows' counts, then the eval rows' counts, are materialized: the
-        counts of the whole scope over every row never exist at once. ``lazy_eval``
-        returns the eval matrix as an :class:`EvalMatrix` that builds it when called
-        (or row block by row block), so an in-process fit runs before it exists (the
-        fit's design is the largest object of the audit).
+        One pass over the fit rows' recipes counts each term's document frequency and
+        total; the vocabulary is chosen from them exactly as ``_limit_features`` does;
+        a second pass writes the fit rows' TF-IDF values straight into their CSR arrays.
+        The eval rows are an :class:`EvalMatrix`: with ``lazy_eval`` it is scored
+        without being built (or built on call); otherwise it is built here. A ready
+        count matrix (rows = examples) is accepted too.
         """
-        if not isinstance(counts, ScopeCounts):
-            counts = ScopeCounts.of(counts)
-        # the fit rows' counts are never held whole: one pass over row blocks sums each
-        # term's document frequency and count, a second builds the restricted matrix
+        if not isinstance(counts, ScopeSource):
+            counts = ScopeSource.from_matrices(
+                self.corpus, spec.analyzer, None, counts, threads=self.threads
+            )
         df, tf = counts.term_stats(fit)
         min_df = min_df_for(fit.size, spec)
         used = spec if min_df == spec.min_df else spec.with_min_df(min_df)
@@ -172,19 +191,22 @@ class PT2DEngine:
         if vocab.size == 0 and used.min_df != 1:
             used = spec.with_min_df(1)
             vocab = self._vocab(df, tf, fit.size, used)
-        del tf
         if vocab.size == 0:  # the scope has no text in these fit rows
             empty = sp.csr_matrix((fit.size, 0))
             return Design(empty, sp.csr_matrix((ev.size, 0)), vocab, used.min_df)
-        x_fit = counts.restricted(fit, vocab, nnz=int(df[vocab].sum()))
-        idf = idf_weights(x_fit)
-        x_fit = tfidf(x_fit, idf, copy=False)
+        doc_freq = df[vocab]
+        idf = idf_from_df(doc_freq, fit.size)
+        restricted = counts.restricted(vocab)
+        nnz = int(doc_freq.sum())
+        # rows with a sizeable share of the columns are read back densely, untracked
+        restricted.track = nnz * 16 < vocab.size * max(fit.size, 1)
+        x_fit = restricted.matrix(fit, idf, nnz=nnz)
         logger.debug(
             "design %s: fit %d rows x %d terms, %d non-zeros", spec.name, *x_fit.shape, x_fit.nnz
         )
         if not ev.size:
             return Design(x_fit, None, vocab, used.min_df)
-        x_eval = EvalMatrix(counts, vocab, idf, ev)
+        x_eval = EvalMatrix(restricted, idf, ev)
         return Design(x_fit, x_eval if lazy_eval else x_eval(), vocab, used.min_df)
 
     def _vocab(self, df: np.ndarray, tf: np.ndarray, n_docs: int, spec: FeatureSpec) -> np.ndarray:
@@ -203,107 +225,221 @@ class PT2DEngine:
         return self.corpus.term_strings(analyzer, ids)
 
 
-class ScopeCounts:
-    """The counts of one scope, materialized per row subset: ``rows(idx)`` sums the
-    sections' slices for ``idx`` only. ``of(matrix)`` wraps a ready matrix, which
-    ``release()`` drops once its last design is built."""
+def idf_from_df(df: np.ndarray, n_samples: int) -> np.ndarray:
+    """Smoothed idf from document frequencies, in ``TfidfTransformer.fit``'s operations
+    (what ``idf_weights`` computes from the fit matrix's columns)."""
+    d = np.asarray(df, dtype=np.float64) + 1.0
+    idf = np.full_like(d, fill_value=n_samples + 1, dtype=np.float64)
+    idf /= d
+    np.log(idf, out=idf)
+    idf += 1.0
+    return idf
+
+
+class ScopeSource:
+    """The counts of one scope (or dilution point) as a recipe over the corpus's words
+    (``_kernels.Recipe``) with ``k`` of its slots, plus the per-word n-gram counts; the
+    counts themselves are never stored. ``restricted(vocab)`` gives the same recipe
+    over a vocabulary's columns, from which the kernels write TF-IDF rows or scores."""
 
     def __init__(
         self,
-        corpus: SectionCorpus | None,
-        analyzer: str,
-        names: Sequence[str],
-        matrix: sp.csr_matrix | None = None,
+        recipe: Recipe,
+        per_word: sp.csr_matrix,
+        n_terms: int,
+        *,
+        k: int = 0,
+        threads: int = 1,
     ) -> None:
-        self.corpus = corpus
-        self.analyzer = analyzer
-        self.names = list(names)
-        self._matrix = matrix
+        self.recipe = recipe
+        self.per_word = per_word
+        self.n_terms = int(n_terms)
+        self.k = int(k)
+        self.threads = max(1, int(threads))
+        self._ng = csr_arrays(per_word)
+        self._stats: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     @classmethod
-    def of(cls, matrix: sp.csr_matrix) -> ScopeCounts:
-        """Wrap an existing count matrix (rows = examples)."""
-        return cls(None, "", [], matrix)
+    def from_matrices(
+        cls,
+        corpus: WordCorpus,
+        analyzer: str,
+        bag: sp.csr_matrix | None,
+        terms: sp.csr_matrix | None,
+        *,
+        threads: int = 1,
+    ) -> ScopeSource:
+        """A scope of word counts ``bag`` (rows x words) plus explicit term counts
+        ``terms`` (rows x terms); either may be None."""
+        if bag is None:
+            rows = terms.shape[0] if terms is not None else corpus.n_rows
+            bag = sp.csr_matrix((int(rows), 0), dtype=np.int32)
+        per_word = corpus.per_word(analyzer) if analyzer in corpus.tables else None
+        n_terms = corpus.tables[analyzer].size if analyzer in corpus.tables else 0
+        if terms is not None:
+            terms = sp.csr_matrix(terms)
+            terms.sum_duplicates()
+            n_terms = max(n_terms, terms.shape[1])
+        if per_word is None or bag.shape[1] == 0:
+            per_word = sp.csr_matrix((max(bag.shape[1], 0), n_terms), dtype=np.int32)
+        recipe = Recipe(
+            (bag.indptr, bag.indices, bag.data),
+            None if terms is None else (terms.indptr, terms.indices, terms.data),
+        )
+        return cls(recipe, per_word, n_terms, threads=threads)
 
-    def rows(self, idx: np.ndarray) -> sp.csr_matrix:
-        """Counts of rows ``idx`` (CSR, sorted indices)."""
-        if self._matrix is not None:
-            out = self._matrix[idx]
-            out.sort_indices()
-            return out
-        if self.corpus is None:
-            raise RuntimeError("these counts were released")
-        return self.corpus.scope_counts(self.analyzer, self.names, rows=idx)
+    def term_stats(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per term: the number of ``rows`` that contain it (int64) and its total count
+        (float64; integers, so exactly what a sum over the whole matrix gives)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        key = rows.tobytes()
+        if key not in self._stats:
+            self._stats[key] = self.stats_at(rows, [self.k])[0]
+        return self._stats[key]
 
-    def blocks(self, idx: np.ndarray) -> Iterator[sp.csr_matrix]:
-        """Counts of ``idx`` in consecutive blocks of ``BLOCK_ROWS`` rows."""
-        for a in range(0, int(idx.size), BLOCK_ROWS):
-            yield self.rows(idx[a : a + BLOCK_ROWS])
+    def stats_at(self, rows: np.ndarray, ks: Sequence[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``term_stats`` of ``rows`` with the first ``k`` slots, for each ``k`` of
+        ``ks`` (ascending), in one pass over the rows."""
+        df, tf = launch(
+            term_stats,
+            np.ascontiguousarray(rows, dtype=np.int64),
+            np.asarray(ks, dtype=np.int64),
+            self.n_terms,
+            self.threads,
+            *self.recipe.args,
+            *self._ng,
+        )
+        return [(df[q].astype(np.int64), tf[q].astype(np.float64)) for q in range(len(ks))]
 
-    def term_stats(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per term: the number of rows of ``idx`` that contain it (int64) and its total
-        count (float64; integers, so exactly what a sum over the whole matrix gives)."""
-        df = np.zeros(0, dtype=np.int64)
-        tf = np.zeros(0, dtype=np.float64)
-        for blk in self.blocks(idx):
-            n = blk.shape[1]
-            if n > df.size:  # the term table may have grown (boundary bigrams)
-                df = np.concatenate([df, np.zeros(n - df.size, dtype=np.int64)])
-                tf = np.concatenate([tf, np.zeros(n - tf.size, dtype=np.float64)])
-            df[:n] += np.bincount(blk.indices, minlength=n)
-            tf[:n] += np.bincount(blk.indices, weights=blk.data, minlength=n)
-        return df, tf
+    def at(self, k: int) -> ScopeSource:
+        """The same recipe with its first ``k`` slots (statistics not shared)."""
+        return ScopeSource(self.recipe, self.per_word, self.n_terms, k=k, threads=self.threads)
 
-    def restricted(
-        self, idx: np.ndarray, vocab: np.ndarray, nnz: int | None = None
-    ) -> sp.csr_matrix:
-        """Counts of rows ``idx`` in columns ``vocab`` (float64), built block by block
-        into arrays allocated once. With ``nnz`` (the result's number of non-zeros, e.g.
-        the vocabulary's document frequencies summed) each block is copied in as soon as
-        it is restricted, so memory holds the result plus one block; without it the
-        restricted blocks are held until their total is known."""
+    def set_stats(self, rows: np.ndarray, stats: tuple[np.ndarray, np.ndarray]) -> None:
+        """Give ``term_stats(rows)`` its value (computed by ``stats_at``)."""
+        self._stats[np.ascontiguousarray(rows, dtype=np.int64).tobytes()] = stats
+
+    def count_matrix(self, rows: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+        """The term counts of ``rows`` over the terms that occur in them: ``(counts,
+        term ids of its columns)`` (for checks; the audit never builds it)."""
+        df, _ = self.term_stats(rows)
+        ids = np.flatnonzero(df)
+        mat = self.restricted(ids).matrix(rows, None, nnz=int(df.sum())).tocsr()
+        return sp.csr_matrix(mat, dtype=np.int64), ids
+
+    def restricted(self, vocab: np.ndarray) -> Restricted:
+        """The recipe over the columns ``vocab`` (in that order)."""
+        colmap = np.full(max(self.n_terms, 1), -1, dtype=np.int32)
+        colmap[vocab] = np.arange(vocab.size, dtype=np.int32)
+        ptr, idx, val = restrict_columns(*self._ng, colmap)
+        ng = _compact(ptr, idx, val, int(vocab.size))
+        args = list(self.recipe.args)
+        args[3:6] = restrict_columns(args[3], args[4], args[5], colmap)
+        return Restricted(tuple(args), ng, int(vocab.size), self.k, self.threads)
+
+
+def _compact(
+    ptr: np.ndarray, idx: np.ndarray, val: np.ndarray, n_cols: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-word counts over a vocabulary in 16-bit indices and values where they fit:
+    the kernels read these rows at random, and a quarter of the bytes is fewer cache
+    misses (the sums do not change)."""
+    if n_cols <= 1 << 16:
+        idx = idx.astype(np.uint16)
+    if val.size == 0 or (val.min() >= 0 and val.max() < 1 << 16):
+        val = val.astype(np.uint16)
+    return ptr, idx, val
+
+
+class Restricted:
+    """A recipe over a vocabulary's columns: TF-IDF rows (``matrix``) or their scores."""
+
+    def __init__(
+        self,
+        args: tuple[np.ndarray, ...],
+        ng: tuple[np.ndarray, ...],
+        n_cols: int,
+        k: int,
+        threads: int,
+    ) -> None:
+        self.args = args
+        self.ng = ng
+        self.n_cols = n_cols
+        self.k = k
+        self.threads = threads
+        self.track = True  # False: every row is read back densely (see design_rows)
+
+    def nnz(self, rows: np.ndarray) -> int:
+        """The number of non-zeros of ``rows``'s matrix."""
+        df, _ = launch(
+            term_stats,
+            np.ascontiguousarray(rows, dtype=np.int64),
+            np.array([self.k], dtype=np.int64),
+            self.n_cols,
+            self.threads,
+            *self.args,
+            *self.ng,
+        )
+        return int(df.sum())
+
+    def matrix(
+        self, rows: np.ndarray, idf: np.ndarray | None, *, nnz: int | None = None
+    ) -> FitMatrix:
+        """The TF-IDF rows of ``rows`` (CSR layout, sorted 16- or 32-bit indices, float64);
+        with ``idf`` None, the counts themselves (as floats)."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
         if nnz is None:
-            pieces = [restrict(blk, vocab) for blk in self.blocks(idx)]
-            nnz = sum(p.nnz for p in pieces)
-            blocks: Iterator[sp.csr_matrix] = iter(pieces)
-            del pieces
-        else:
-            blocks = (restrict(blk, vocab) for blk in self.blocks(idx))
-        data = np.empty(nnz, dtype=np.float64)
-        indices = np.empty(nnz, dtype=np.int32)
-        indptr = np.zeros(int(idx.size) + 1, dtype=np.int64)
-        row = pos = 0
-        for p in blocks:
-            if pos + p.nnz > data.size:  # a wrong count: grow rather than fail
-                data = np.resize(data, pos + p.nnz)
-                indices = np.resize(indices, pos + p.nnz)
-            data[pos : pos + p.nnz] = p.data
-            indices[pos : pos + p.nnz] = p.indices
-            indptr[row + 1 : row + 1 + p.shape[0]] = pos + p.indptr[1:]
-            row += p.shape[0]
-            pos += p.nnz
-            del p
-        if pos != data.size:
-            data, indices = data[:pos].copy(), indices[:pos].copy()
-        out = sp.csr_matrix((data, indices, indptr), shape=(int(idx.size), vocab.size))
-        out.has_sorted_indices = True
-        return out
+            nnz = self.nnz(rows)
+        raw = idf is None
+        weights = np.ones(self.n_cols) if idf is None else idf
+        data = np.empty(int(nnz), dtype=np.float64)
+        indices: np.ndarray = np.empty(int(nnz), dtype=index_type(self.n_cols))
+        indptr, ok = launch(
+            design_rows,
+            rows,
+            self.k,
+            self.n_cols,
+            weights,
+            data,
+            indices,
+            self.threads,
+            raw,
+            self.track,
+            *self.args,
+            *self.ng,
+        )
+        if not ok:
+            raise RuntimeError("the design's number of non-zeros was not the expected one")
+        return FitMatrix(data, indices, indptr, (int(rows.size), self.n_cols))
 
-    def release(self) -> None:
-        """Drop a wrapped matrix (section-backed counts hold nothing to drop)."""
-        self._matrix = None
+    def scores(
+        self, rows: np.ndarray, idf: np.ndarray, coef: np.ndarray, intercept: float
+    ) -> np.ndarray:
+        """``matrix(rows, idf) @ coef + intercept`` without building the matrix."""
+        out: np.ndarray = launch(
+            score_rows,
+            np.ascontiguousarray(rows, dtype=np.int64),
+            self.k,
+            self.n_cols,
+            idf,
+            np.ascontiguousarray(coef, dtype=np.float64),
+            float(intercept),
+            self.threads,
+            self.track,
+            *self.args,
+            *self.ng,
+        )
+        return out
 
 
 class EvalMatrix:
-    """The TF-IDF matrix of the eval rows, built on call (fit vocabulary and idf)."""
+    """The TF-IDF matrix of the eval rows (fit vocabulary and idf): scored without being
+    built (``scores``), built on call, or built in row blocks."""
 
-    def __init__(
-        self, counts: ScopeCounts, vocab: np.ndarray, idf: np.ndarray, rows: np.ndarray
-    ) -> None:
-        self.counts = counts
-        self.vocab = vocab
+    def __init__(self, source: Restricted, idf: np.ndarray, rows: np.ndarray) -> None:
+        self.source = source
         self.idf = idf
-        self.rows = rows
+        self.rows = np.asarray(rows, dtype=np.int64)
 
     @property
     def n_rows(self) -> int:
@@ -312,14 +448,16 @@ class EvalMatrix:
 
     def __call__(self) -> sp.csr_matrix:
         """Build the matrix (exactly what ``design(..., lazy_eval=False)`` returns)."""
-        return tfidf(self.counts.restricted(self.rows, self.vocab), self.idf, copy=False)
+        return self.source.matrix(self.rows, self.idf).tocsr()
 
     def blocks(self) -> Iterator[sp.csr_matrix]:
-        """The same matrix in consecutive blocks of ``BLOCK_ROWS`` rows (TF-IDF weights
-        and row norms are per row, so each block equals those rows of the whole)."""
+        """The same matrix in consecutive blocks of ``BLOCK_ROWS`` rows."""
         for a in range(0, int(self.rows.size), BLOCK_ROWS):
-            rows = self.rows[a : a + BLOCK_ROWS]
-            yield tfidf(self.counts.restricted(rows, self.vocab), self.idf, copy=False)
+            yield self.source.matrix(self.rows[a : a + BLOCK_ROWS], self.idf).tocsr()
+
+    def scores(self, coef: np.ndarray, intercept: float) -> np.ndarray:
+        """The decision scores of a linear model on these rows."""
+        return self.source.scores(self.rows, self.idf, coef, intercept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +465,7 @@ class Design:
     """One fold's design: fit and eval matrices, the vocabulary (term ids) and the min_df
     actually used (lower than asked when the fit partition is too small)."""
 
-    x_fit: sp.csr_matrix | None
+    x_fit: FitMatrix | sp.csr_matrix | None
     x_eval: sp.csr_matrix | EvalMatrix | None
     vocab: np.ndarray
     min_df: int | float
@@ -353,9 +491,11 @@ class _Handover:
         return x_fit, x_eval
 
 
-def _taking_job(mats: _Handover, y_fit: np.ndarray, lr: LRSpec, top_k: int) -> FitOutput:
+def _taking_job(
+    mats: _Handover, y_fit: np.ndarray, lr: LRSpec, top_k: int, threads: int = 1
+) -> FitOutput:
     x_fit, x_eval = mats.take()
-    return _job(x_fit, y_fit, x_eval, lr, top_k)
+    return _job(x_fit, y_fit, x_eval, lr, top_k, threads)
 
 
 def _job(
@@ -364,6 +504,7 @@ def _job(
     x_eval: sp.csr_matrix | EvalMatrix | None,
     lr: LRSpec,
     top_k: int,
+    threads: int = 1,
 ) -> FitOutput:
     if x_fit.shape[1] == 0 or np.unique(y_fit).size < 2:
         if x_eval is None:
@@ -371,12 +512,13 @@ def _job(
         else:
             n = x_eval.n_rows if isinstance(x_eval, EvalMatrix) else x_eval.shape[0]
         return FitOutput(np.full(n, np.nan))
-    if isinstance(x_eval, EvalMatrix):  # built after the fit, in fit_and_score
-        return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
+    if isinstance(x_eval, EvalMatrix):  # scored after the fit, in fit_and_score
+        return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k, threads=threads)
     if x_eval is None or x_eval.shape[0] == 0:
-        out = fit_and_score(x_fit, y_fit, x_fit[:1], lr, top_k=top_k)
+        nothing = sp.csr_matrix((0, x_fit.shape[1]))
+        out = fit_and_score(x_fit, y_fit, nothing, lr, top_k=top_k, threads=threads)
         return FitOutput(np.empty(0), out.top_pos, out.top_neg)
-    return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k)
+    return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k, threads=threads)
 
 
 def run_jobs(
@@ -388,8 +530,12 @@ def run_jobs(
     client: Any = None,
     total: int = 0,
     progress: ProgressFn | None = None,
+    threads: int = 1,
 ) -> list[tuple[Any, FitOutput]]:
     """Run independent fits; ``jobs`` yields ``(tag, (x_fit, y_fit, x_eval, top_k))``.
+
+    ``threads`` is the number of kernel threads of each in-process fit (the solver's
+    products; the results do not depend on it); fits on a Dask cluster use one each.
 
     Jobs are consumed lazily, so only a few design matrices exist at once. ``backend``
     goes to ``joblib.parallel_config`` (default ``threading``); a Dask ``client`` (see
@@ -420,7 +566,9 @@ def run_jobs(
     def calls() -> Iterator[Any]:
         for tag, args in jobs:
             tags.append(tag)
-            yield delayed(_taking_job)(_Handover(args[0], ready(args[2])), args[1], lr, args[3])
+            yield delayed(_taking_job)(
+                _Handover(args[0], ready(args[2])), args[1], lr, args[3], threads
+            )
             # drop this job's matrices before the next design is built
             del args
 

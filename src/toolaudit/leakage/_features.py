@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import normalize
 
 from toolaudit.errors import ConfigError
-from toolaudit.leakage._tron import fit_l2r_lr
+from toolaudit.leakage._tron import FitMatrix, fit_l2r_lr
 
 AnalyzerName = Literal["word", "char_wb"]
 
@@ -267,30 +267,45 @@ def _decision(
 
 
 def fit_and_score(
-    x_fit: sp.csr_matrix,
+    x_fit: sp.csr_matrix | FitMatrix,
     y_fit: np.ndarray,
     x_eval: sp.csr_matrix | Callable[[], sp.csr_matrix] | RowBlocks,
     lr: LRSpec,
     *,
     top_k: int = 0,
+    threads: int = 1,
 ) -> FitOutput:
     """Fit the diagnostic classifier and score ``x_eval`` with its decision function.
 
-    ``x_eval`` may be a callable that builds the matrix, or an object that builds it in
-    row blocks (``RowBlocks``): either is built after the fit, so the eval matrix and
-    the fit's working memory never coexist, and row blocks are scored one at a time
-    (each row's score depends on that row only). ``top_k`` > 0 also returns the column
-    indices and weights of the largest positive and negative coefficients.
+    ``x_eval`` may be a callable that builds the matrix, an object that builds it in
+    row blocks (``RowBlocks``), or one that scores itself (``scores(coef, intercept)``,
+    the engine's eval matrix, which is then never built): each is used after the fit,
+    so the eval matrix and the fit's working memory never coexist. ``threads`` runs the
+    solver's products in that many threads (same coefficients for any number). ``top_k``
+    > 0 also returns the column indices and weights of the largest positive and
+    negative coefficients.
     """
     coef: np.ndarray
     if lr.solver == "liblinear" and lr.class_weight in ("balanced", None):
         # liblinear's algorithm on the design itself, without liblinear's copy of it
         # (see toolaudit.leakage._tron): the same coefficients as scikit-learn's, bit for bit
-        fit = fit_l2r_lr(x_fit, y_fit, C=lr.C, class_weight=lr.class_weight, max_iter=lr.max_iter)
-        scores = _decision(fit.decision_function, x_eval)
+        fit = fit_l2r_lr(
+            x_fit,
+            y_fit,
+            C=lr.C,
+            class_weight=lr.class_weight,
+            max_iter=lr.max_iter,
+            threads=threads,
+        )
+        scorer = getattr(x_eval, "scores", None)
+        if callable(scorer):
+            scores = scorer(fit.coef, fit.intercept)
+        else:
+            scores = _decision(fit.decision_function, x_eval)
         coef = fit.coef
     else:
-        model = lr.make().fit(x_fit, y_fit)
+        x = x_fit.tocsr() if isinstance(x_fit, FitMatrix) else x_fit
+        model = lr.make().fit(x, y_fit)
         scores = _decision(model.decision_function, x_eval)
         coef = model.coef_.ravel()
     if top_k <= 0:
