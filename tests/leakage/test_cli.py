@@ -114,6 +114,8 @@ def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):
         ("--max-features", "word_1_2=0", "max-features"),
         ("--max-features", "nope=10", "max-features"),
         ("--backend", "ray", "backend"),
+        ("--backend", "multiprocessing", "backend"),
+        ("--threads", "-1", "threads"),
         ("--fail-on", "sometimes", "fail-on"),
     ],
 )

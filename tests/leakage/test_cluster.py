@@ -35,10 +35,12 @@ def _fields(cfg):
     return {name: getattr(cfg, name) for name in cfg.__dataclass_fields__}
 
 
-def test_backend_rejects_cluster_names():
-    for bad in ("ray", "dask"):
+def test_backend_rejects_cluster_names_and_forking_pools():
+    for bad in ("ray", "dask", "multiprocessing"):
         with pytest.raises(ConfigError, match="invalid backend="):
             check_backend(bad)
+    with pytest.raises(ConfigError, match="use loky"):
+        check_backend("multiprocessing")
     check_backend("loky")
 
 

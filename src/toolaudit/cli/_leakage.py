@@ -71,7 +71,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--backend",
         default=None,
-        help="local joblib backend: threading (default), loky, multiprocessing, sequential",
+        help="local joblib backend: threading (default), loky, sequential",
     )
     p.add_argument(
         "--scheduler",

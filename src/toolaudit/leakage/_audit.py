@@ -66,6 +66,12 @@ class LeakageConfig:
     prefix_lengths: tuple[int, ...] = (1, 2, 3)
     presence: bool = True
 
+    def fit_threads(self, threads: int) -> int:
+        """Kernel threads of each fit when ``n_jobs`` fits run at once (the cores
+        shared between them)."""
+        jobs = self.n_jobs if self.n_jobs > 0 else (os.cpu_count() or 1)
+        return max(1, threads // max(jobs, 1))
+
     def as_json(self) -> dict[str, Any]:
         """The configuration as recorded in ``meta.config``."""
         out = asdict(self)
@@ -288,7 +294,7 @@ def _run(
         client=client,
         total=total,
         progress=progress,
-        threads=engine.threads,
+        threads=cfg.fit_threads(engine.threads),
     )
     scores: dict[tuple[str, str], np.ndarray] = {}
     prov_out: dict[tuple[str, str], Any] = {}

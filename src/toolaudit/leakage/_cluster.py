@@ -19,13 +19,20 @@ from toolaudit.errors import ConfigError, MissingDependencyError
 logger = logging.getLogger(__name__)
 
 #: joblib backends that run on this machine (a cluster goes through ``--scheduler``).
-LOCAL_BACKENDS = ("threading", "loky", "multiprocessing", "sequential")
+#: ``multiprocessing`` is not one: joblib's pool cannot hand results back as a generator
+#: (the fits are consumed lazily so only a few designs exist at once), and its forked
+#: workers would inherit the parent's OpenMP runtime, which GNU OpenMP does not allow.
+LOCAL_BACKENDS = ("threading", "loky", "sequential")
 
 
 def check_backend(backend: str | None) -> None:
     """Reject a joblib backend that is not a local one (dask/ray used to fail late)."""
     if backend is not None and backend not in LOCAL_BACKENDS:
-        hint = "; for a Dask cluster use --scheduler ADDRESS|local" if backend == "dask" else ""
+        hints = {
+            "dask": "; for a Dask cluster use --scheduler ADDRESS|local",
+            "multiprocessing": "; use loky for worker processes",
+        }
+        hint = hints.get(backend, "")
         raise ConfigError.invalid("backend", LOCAL_BACKENDS, backend + hint if hint else backend)
 
 

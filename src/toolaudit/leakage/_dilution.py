@@ -72,7 +72,7 @@ def _fit_scores(
         n_jobs=cfg.n_jobs,
         backend=cfg.backend,
         client=client,
-        threads=engine.threads,
+        threads=cfg.fit_threads(engine.threads),
     ):
         scores[part.folds[i][1]] = out.scores
     return scores

@@ -13,12 +13,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from threadpoolctl import threadpool_limits
 
 from toolaudit.errors import ConfigError
@@ -563,30 +564,70 @@ def run_jobs(
                 progress(i + 1, max(total, i + 1), str(tag))
         return done
 
-    def calls() -> Iterator[Any]:
-        for tag, args in jobs:
+    def handed(
+        pending: Iterator[tuple[Any, tuple[Any, ...]]],
+    ) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+        for tag, args in pending:
             tags.append(tag)
-            yield delayed(_taking_job)(
-                _Handover(args[0], ready(args[2])), args[1], lr, args[3], threads
-            )
+            yield tag, (_Handover(args[0], ready(args[2])), args[1], lr, args[3], threads)
             # drop this job's matrices before the next design is built
             del args
 
-    out: list[tuple[Any, FitOutput]] = []
-    # the fits run in scipy's sparse kernels and numpy, which release the GIL, so threads
-    # parallelize them without copying matrices; an explicit local backend (loky,
-    # multiprocessing, ...) overrides this
-    settings: dict[str, Any] = {"n_jobs": n_jobs, "backend": backend or "threading"}
+    backend_ = backend or "threading"
     try:
-        config = parallel_config(**settings)
+        config = parallel_config(n_jobs=n_jobs, backend=backend_)
     except ValueError as exc:  # unknown backend, or its package is not installed
         raise ConfigError(f"invalid backend={backend!r}: {exc}") from None
+    out: list[tuple[Any, FitOutput]] = []
     # one BLAS thread: OpenBLAS splits long dot products across its threads, so the
     # fits' last bits (and those of the scores) would depend on the machine's cores
     with config, threadpool_limits(limits=1, user_api="blas"):
-        runner = Parallel(return_as="generator", pre_dispatch="n_jobs")
-        for i, res in enumerate(runner(calls())):
+        if backend_ == "threading":
+            # the fits run in compiled kernels and numpy, which release the GIL, so
+            # threads parallelize them without copying matrices. Not joblib's pool: it
+            # takes n_jobs jobs from the iterator whenever its queue runs dry, so up to
+            # 2 x n_jobs designs would exist at once
+            results = _threaded(handed(jobs), effective_n_jobs(n_jobs))
+        else:
+            runner = Parallel(return_as="generator", pre_dispatch="n_jobs", batch_size=1)
+            results = runner(delayed(_taking_job)(*args) for _, args in handed(jobs))
+        for i, res in enumerate(results):
             out.append((tags[i], res))
             if progress is not None:
                 progress(i + 1, max(total, i + 1), str(tags[i]))
     return out
+
+
+def _threaded(calls: Iterator[tuple[Any, tuple[Any, ...]]], n_jobs: int) -> Iterator[FitOutput]:
+    """Run ``_taking_job`` on each call in ``n_jobs`` threads and yield the results in
+    order. The next call is taken from ``calls`` (its design built) only when fewer than
+    ``n_jobs`` jobs are running, so at most ``n_jobs`` designs exist at once."""
+    if n_jobs <= 1:
+        for _, args in calls:
+            yield _taking_job(*args)
+        return
+    done: dict[int, FitOutput] = {}
+    running: dict[Future[FitOutput], int] = {}
+    emitted = 0
+    taken = 0
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        exhausted = False
+        while True:
+            while not exhausted and len(running) < n_jobs:
+                try:
+                    _, args = next(calls)
+                except StopIteration:
+                    exhausted = True
+                    break
+                running[pool.submit(_taking_job, *args)] = taken
+                taken += 1
+                del args
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                # a failed fit raises here, after the others in flight are waited for
+                done[running.pop(fut)] = fut.result()
+            while emitted in done:
+                yield done.pop(emitted)
+                emitted += 1

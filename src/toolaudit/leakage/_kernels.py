@@ -284,6 +284,42 @@ def _values(n, cols, vals, idf, out, raw):
         _tfidf_row(n, cols, vals, idf, out)
 
 
+@nb.njit(**_NJ)
+def _scratch(n_cols, track):
+    """One thread's work arrays for rows over ``n_cols`` columns: the accumulator, the
+    touched-term marks and list (tracked rows only), and a row's columns, counts and
+    values."""
+    width = n_cols if track else 1
+    return (
+        np.zeros(n_cols, dtype=np.int64),
+        np.zeros(width, dtype=np.int64),
+        np.empty(width, dtype=np.int64),
+        np.empty(n_cols, dtype=np.int64),
+        np.empty(n_cols, dtype=np.int64),
+        np.empty(n_cols, dtype=np.float64),
+    )
+
+
+@nb.njit(inline="always", **_NJ)
+def _row(
+    i, r, k, n_cols, idf, raw, track, work,
+    b_ptr, b_idx, b_val, t_ptr, t_idx, t_val,
+    s_p, s_m, s_a, s_b, x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq,
+    ng_ptr, ng_idx, ng_val,
+):  # fmt: skip
+    """Row ``r``'s non-zeros in column order: their number; columns and values are in
+    ``work[3]`` and ``work[5]`` (TF-IDF values, or the counts with ``raw``)."""
+    acc, stamp, touched, cols, vals, out = work
+    nt = _accumulate(
+        r, k, b_ptr, b_idx, b_val, t_ptr, t_idx, t_val, s_p, s_m, s_a, s_b, x_ptr, x_w, x_c,
+        pb_ptr, pb_idx, pb_val, pseq, ng_ptr, ng_idx, ng_val, acc, stamp, i + 1, touched, 0,
+        track,
+    )  # fmt: skip
+    m = _emit(acc, touched, nt, n_cols, cols, vals, track)
+    _values(m, cols, vals, idf, out, raw)
+    return m
+
+
 @nb.njit(parallel=True, **_NJ)
 def design_rows(
     rows, k, n_cols, idf, data, indices, n_threads, raw, track,
@@ -309,50 +345,29 @@ def design_rows(
     ends = np.zeros(2, dtype=np.int64)
     bad = np.zeros(2, dtype=np.int64)
     for h in nb.prange(halves):
-        acc = np.zeros(n_cols, dtype=np.int64)
-        stamp = np.zeros(n_cols if track else 1, dtype=np.int64)
-        touched = np.empty(n_cols if track else 1, dtype=np.int64)
-        cols = np.empty(n_cols, dtype=np.int64)
-        vals = np.empty(n_cols, dtype=np.int64)
-        out = np.empty(n_cols, dtype=np.float64)
-        if h == 0:
-            pos = 0
-            for i in range(mid):
-                nt = _accumulate(
-                    rows[i], k, b_ptr, b_idx, b_val, t_ptr, t_idx, t_val, s_p, s_m, s_a, s_b,
-                    x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq, ng_ptr, ng_idx, ng_val, acc,
-                    stamp, i + 1, touched, 0, track,
-                )  # fmt: skip
-                m = _emit(acc, touched, nt, n_cols, cols, vals, track)
-                if pos + m > nnz:
-                    bad[0] = 1
-                    break
-                _values(m, cols, vals, idf, out, raw)
-                for e in range(m):
-                    data[pos + e] = out[e]
-                    indices[pos + e] = cols[e]
-                starts[i] = pos
-                pos += m
-            ends[0] = pos
-        else:
-            pos = nnz
-            for i in range(n - 1, mid - 1, -1):
-                nt = _accumulate(
-                    rows[i], k, b_ptr, b_idx, b_val, t_ptr, t_idx, t_val, s_p, s_m, s_a, s_b,
-                    x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq, ng_ptr, ng_idx, ng_val, acc,
-                    stamp, i + 1, touched, 0, track,
-                )  # fmt: skip
-                m = _emit(acc, touched, nt, n_cols, cols, vals, track)
-                if pos - m < 0:
-                    bad[1] = 1
-                    break
-                _values(m, cols, vals, idf, out, raw)
+        work = _scratch(n_cols, track)
+        cols, out = work[3], work[5]
+        forward = h == 0
+        pos = 0 if forward else nnz
+        for q in range(mid if forward else n - mid):
+            i = q if forward else n - 1 - q
+            m = _row(
+                i, rows[i], k, n_cols, idf, raw, track, work, b_ptr, b_idx, b_val, t_ptr,
+                t_idx, t_val, s_p, s_m, s_a, s_b, x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq,
+                ng_ptr, ng_idx, ng_val,
+            )  # fmt: skip
+            if (forward and pos + m > nnz) or (not forward and pos - m < 0):
+                bad[h] = 1
+                break
+            if not forward:
                 pos -= m
-                for e in range(m):
-                    data[pos + e] = out[e]
-                    indices[pos + e] = cols[e]
-                starts[i] = pos
-            ends[1] = pos
+            for e in range(m):
+                data[pos + e] = out[e]
+                indices[pos + e] = cols[e]
+            starts[i] = pos
+            if forward:
+                pos += m
+        ends[h] = pos
     ok = bad[0] == 0 and bad[1] == 0
     if halves == 2:
         ok = ok and ends[0] == ends[1]
@@ -376,20 +391,14 @@ def score_rows(
     scores = np.empty(n, dtype=np.float64)
     chunk = (n + n_threads - 1) // n_threads
     for th in nb.prange(n_threads):
-        acc = np.zeros(n_cols, dtype=np.int64)
-        stamp = np.zeros(n_cols if track else 1, dtype=np.int64)
-        touched = np.empty(n_cols if track else 1, dtype=np.int64)
-        cols = np.empty(n_cols, dtype=np.int64)
-        vals = np.empty(n_cols, dtype=np.int64)
-        out = np.empty(n_cols, dtype=np.float64)
+        work = _scratch(n_cols, track)
+        cols, out = work[3], work[5]
         for i in range(th * chunk, min(n, th * chunk + chunk)):
-            nt = _accumulate(
-                rows[i], k, b_ptr, b_idx, b_val, t_ptr, t_idx, t_val, s_p, s_m, s_a, s_b,
-                x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq, ng_ptr, ng_idx, ng_val, acc,
-                stamp, i + 1, touched, 0, track,
+            m = _row(
+                i, rows[i], k, n_cols, idf, False, track, work, b_ptr, b_idx, b_val, t_ptr,
+                t_idx, t_val, s_p, s_m, s_a, s_b, x_ptr, x_w, x_c, pb_ptr, pb_idx, pb_val, pseq,
+                ng_ptr, ng_idx, ng_val,
             )  # fmt: skip
-            m = _emit(acc, touched, nt, n_cols, cols, vals, track)
-            _tfidf_row(m, cols, vals, idf, out)
             t = 0.0
             for e in range(m):
                 t += out[e] * coef[cols[e]]
