@@ -44,6 +44,23 @@ def test_run_jobs_parallel_equals_sequential(backend):
         assert np.array_equal(a.scores, b.scores) and a.top_pos == b.top_pos
 
 
+def test_run_jobs_in_threads_raises_a_failed_fit():
+    rng = np.random.default_rng(0)
+    x = sp.random(200, 40, density=0.3, random_state=1, format="csr")
+    y = (rng.random(200) < 0.4).astype(int)
+    built: list[int] = []
+
+    def jobs():
+        for i in range(4):
+            built.append(i)
+            # job 2's labels do not match its rows
+            yield i, (x[i * 10 :], y[i * 10 :] if i != 2 else y[:3], x, 2)
+
+    with pytest.raises(ValueError, match="broadcast"):
+        run_jobs(jobs(), LRSpec(), n_jobs=-1)
+    assert built[:3] == [0, 1, 2]
+
+
 def test_codebook_keys_sort_like_strings_and_decode():
     words = ["b", "ab", "a", "ba", "é", " a", "a "]
     present = CharCodebook.scan(words)
