@@ -131,3 +131,18 @@ def test_demo_sections_on_retail_writes_results(tmp_path, shared_data):
         "falsified_payment",
     }
     assert seen and seen[-1] == 2
+
+
+@pytest.mark.slow
+def test_two_worker_processes_give_the_in_process_rows(mini_run, tmp_path):
+    # Two 1-thread workers, each loading the model once: the same rows as the in-process
+    # run (up to float rounding between thread counts), one rows.jsonl line per task.
+    out, first, _, _ = mini_run
+    config = FaultsConfig(domain="mini", arms=("clean", "failed"), k_max=1, tasks=1, workers=2)
+    got = run_faults(tmp_path, config=config)
+    assert len((tmp_path / "rows.jsonl").read_text().splitlines()) == 1
+    assert [(r["arm"], r["k"]) for r in got["rows"]] == [(r["arm"], r["k"]) for r in first["rows"]]
+    for a, b in zip(got["rows"], first["rows"], strict=True):
+        assert a["leading_action"] == b["leading_action"]
+        for key in ("s0", "s1", "g", "entropy", "p_reply"):
+            assert abs(a[key] - b[key]) < 1e-4

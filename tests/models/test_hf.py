@@ -246,3 +246,59 @@ def test_hf_a_scored_continuation_that_a_later_context_extends_is_run_once(embed
     assert lm.scorer.tokens_run <= n
     for (c, k), s in zip([(head, a), (head, b), (nxt, " Done")], got, strict=True):
         np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
+
+
+def _distinct_prefixes(tok, requests) -> int:
+    """Positions a scorer must run: distinct prefixes of each context + continuation
+    but its last token (the independent count the faults benchmark uses)."""
+    seen = set()
+    for c, k in requests:
+        ids = tok(c)["input_ids"] + tok(k, add_special_tokens=False)["input_ids"]
+        seen.update(tuple(ids[:n]) for n in range(1, len(ids)))
+    return len(seen)
+
+
+FAULTS_LIKE = [
+    # two "arms" after one shared head, a decision context after each return, and
+    # candidates at each decision; the second arm's return is a prefix of the first's
+    ("Policy and tools. User: where is my order? Call: get_order. Return:", ' {"id": 1}'),
+    ("Policy and tools. User: where is my order? Call: get_order. Return:", ' {"id"'),
+    ('Policy and tools. User: where is my order? Call: get_order. Return: {"id": 1} Next:', " get"),
+    (
+        'Policy and tools. User: where is my order? Call: get_order. Return: {"id": 1} Next:',
+        " reply",
+    ),
+    ('Policy and tools. User: where is my order? Call: get_order. Return: {"id" Next:', " get"),
+    ("Schema of get_order alone. Return:", ' {"id": 1}'),
+]
+
+
+@pytest.mark.parametrize("tree_limit", [4096, 0])
+def test_hf_one_call_is_one_trie_each_prefix_runs_once(embedded_lm, tree_limit):
+    # Every distinct token prefix runs exactly once, whatever the order of the requests,
+    # with tree passes (the default) or stems only (models the tree mask cannot serve);
+    # every score equals its own full forward pass.
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    lm.scorer.tree_limit = tree_limit
+    got = lm.loglikelihood(FAULTS_LIKE[::-1])[::-1]
+    assert lm.scorer.tokens_run == _distinct_prefixes(tok, FAULTS_LIKE)
+    if tree_limit:
+        assert lm.scorer.calls <= 4
+    for (c, k), s in zip(FAULTS_LIKE, got, strict=True):
+        np.testing.assert_allclose(s, _reference(model, tok, c, k), atol=1e-4)
+
+
+def test_hf_a_stored_head_is_not_run_again_by_the_next_call(embedded_lm):
+    # The next task shares only the head (policy and tools) with the previous one: the
+    # stored stem is cut to the shared part, which does not run again.
+    model, tok = embedded_lm
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    head = "Policy and tools. " * 20
+    lm.loglikelihood([(head + "User one asks about an order.", " Yes"), (head + "x", " No")])
+    before = lm.scorer.tokens_run
+    req = (head + "User two asks about a refund.", " Sure")
+    (got,) = lm.loglikelihood([req])
+    n_head = len(tok(head)["input_ids"])
+    assert lm.scorer.tokens_run - before <= _distinct_prefixes(tok, [req]) - n_head + 2
+    np.testing.assert_allclose(got, _reference(model, tok, *req), atol=1e-4)

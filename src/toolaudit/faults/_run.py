@@ -47,6 +47,7 @@ class FaultsConfig:
     device: str = "cpu"
     policy: str = "full"
     seed: int = 0
+    workers: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready copy."""
@@ -62,6 +63,7 @@ class FaultsConfig:
             "device": self.device,
             "policy": self.policy,
             "seed": self.seed,
+            "workers": self.workers,
         }
 
     def result_options(self) -> dict[str, Any]:
@@ -89,6 +91,8 @@ def check_config(config: FaultsConfig) -> None:
         raise ConfigError.invalid("domain", ("retail", "mini"), config.domain)
     if config.seed < 0:
         raise ConfigError.invalid("seed", "an integer >= 0", config.seed)
+    if not 1 <= config.workers <= 64:
+        raise ConfigError.invalid("workers", "1..64", config.workers)
     from toolaudit.models import parse_spec
 
     parse_spec(config.model)  # a malformed spec is refused before anything is written
@@ -276,19 +280,24 @@ def run_faults(
     )
     rows_path = out_dir / "rows.jsonl"
     done = read_done(rows_path)
-    reader: Reader | None = None
-    for n, cand in enumerate(chosen):
-        if progress:
-            progress(n, len(chosen), cand.task_id)
-        if cand.task_id in done:
-            continue
-        if reader is None:
-            reader = Reader.load(model, config.model, policy=policy, device=config.device)
-        record = score_task(cand, config, reader, db=domain.db)
+    todo = [c for c in chosen if c.task_id not in done]
+
+    def finished(cand: Candidate, record: dict[str, Any]) -> None:
         with rows_path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
         done[cand.task_id] = record
-        logger.info("task %s scored (%d/%d)", cand.task_id, n + 1, len(chosen))
+        logger.info("task %s scored (%d/%d)", cand.task_id, len(done), len(chosen))
+        if progress:
+            progress(len(done), len(chosen), f"task {cand.task_id}")
+
+    if progress:
+        progress(len(chosen) - len(todo), len(chosen), "start")
+    if todo and model is None and config.workers > 1:
+        _score_in_workers(todo, config, policy, domain.db, finished)
+    elif todo:
+        reader = Reader.load(model, config.model, policy=policy, device=config.device)
+        for cand in todo:
+            finished(cand, score_task(cand, config, reader, db=domain.db))
     if progress:
         progress(len(chosen), len(chosen), "done")
     order = {c.task_id: i for i, c in enumerate(candidates)}
@@ -303,6 +312,13 @@ def run_faults(
 
 def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -> dict[str, Any]:
     """Every arm's rows for one qualifying task."""
+    traj, site, payloads, skipped = task_arms(cand, config, db)
+    rows = reader.task_rows(traj, site, payloads, k_max=config.k_max)
+    return task_record(cand, rows, payloads, skipped)
+
+
+def task_arms(cand: Candidate, config: FaultsConfig, db: Any) -> tuple[Any, Site, Any, Any]:
+    """A task's trajectory, site, arm payloads and the arms skipped (with why)."""
     from toolaudit.faults._rows import owned_payment_ids
 
     traj, site = cand.trajectory, cand.site
@@ -316,20 +332,82 @@ def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -
         owned_payment_ids=owned_payment_ids(traj, site, db),
         seed=config.seed,
     )
-    rows = reader.task_rows(traj, site, payloads, k_max=config.k_max)
+    return traj, site, payloads, skipped
+
+
+def task_record(
+    cand: Candidate, rows: list[dict[str, Any]], payloads: Any, skipped: Any
+) -> dict[str, Any]:
+    """The ``rows.jsonl`` line of one scored task."""
+    assert cand.trajectory is not None and isinstance(cand.site, Site)
+    step = cand.trajectory.events[cand.site.event]
+    assert isinstance(step, ToolStep)
     for row in rows:
         row["status_constraint"] = cand.constraint
         if row["arm"] == "falsified_status":
             row["policy_mediated"] = cand.constraint == "policy"
-    site_returns = {arm: p.content for arm, p in payloads.items()}
     return {
         "task": cand.task_id,
         "status": "ok",
         "rows": rows,
         "arms_skipped": skipped,
         "site_tool": step.name,
-        "site_returns": site_returns,
+        "site_returns": {arm: p.content for arm, p in payloads.items()},
     }
+
+
+# -- worker processes ---------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(spec: str, policy: str, device: str) -> None:
+    """Load the model once per worker process, on one thread (two 1-thread processes use
+    two cores better than one 2-thread process: benchmarks/faults_speed.py)."""
+    import torch
+
+    from toolaudit.faults._scoring import Reader
+
+    torch.set_num_threads(1)
+    _WORKER["reader"] = Reader.load(None, spec, policy=policy, device=device)
+
+
+def _worker_rows(traj: Any, site: Site, payloads: Any, k_max: int) -> list[dict[str, Any]]:
+    return list(_WORKER["reader"].task_rows(traj, site, payloads, k_max=k_max))
+
+
+def _score_in_workers(
+    todo: list[Candidate],
+    config: FaultsConfig,
+    policy: str,
+    db: Any,
+    finished: Callable[[Candidate, dict[str, Any]], None],
+) -> None:
+    """Score ``todo`` in ``config.workers`` processes; each finished task is handed to
+    ``finished`` (written at once) in the order the tasks finish."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=min(config.workers, len(todo)),
+        mp_context=ctx,
+        initializer=_worker_init,
+        initargs=(config.model, policy, config.device),
+    ) as pool:
+        pending = {}
+        for cand in todo:
+            traj, site, payloads, skipped = task_arms(cand, config, db)
+            fut = pool.submit(_worker_rows, traj, site, payloads, config.k_max)
+            pending[fut] = (cand, payloads, skipped)
+        try:
+            while pending:
+                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in ready:
+                    cand, payloads, skipped = pending.pop(fut)
+                    finished(cand, task_record(cand, fut.result(), payloads, skipped))
+        except BaseException:  # a failed task or an interrupt: stop, keep what is written
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def build_payload(

@@ -75,7 +75,8 @@ class HFModel:
             embedded model (``qwen``, the default, or ``gemma``).
         device: ``cpu``, ``cuda``, ``cuda:1``...; default picks a GPU when there is one.
         dtype: ``float32`` or ``bfloat16``...; default float32 on CPU, bfloat16 on a GPU.
-        batch_size: continuations (scoring) or prompts (completion) per forward pass.
+        batch_size: prompts per forward pass in :meth:`complete` (scoring runs one token
+            trie per call).
         chat: legacy prompt mode for ``loglikelihood``/``complete``: each raw context or
             prompt is rendered as one user turn (the continuation is the model's reply).
         max_length: the window in tokens; default the model's ``max_position_embeddings``.
@@ -252,9 +253,7 @@ class HFModel:
         if self._scorer is None:
             from toolaudit.models._prefix import PrefixScorer
 
-            self._scorer = PrefixScorer(
-                self._load()[0], max_states=self.max_states, batch_size=self.batch_size
-            )
+            self._scorer = PrefixScorer(self._load()[0], max_states=self.max_states)
         return self._scorer
 
     def clear_cache(self) -> None:
@@ -349,8 +348,9 @@ class HFModel:
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token natural-log probabilities of each continuation given its context.
 
-        Contexts that share a token prefix run it once (see the module docstring), and a
-        request repeated in one batch is scored once.
+        All requests of one call form one token trie: every shared token prefix runs
+        once, whatever the order (see the module docstring), and a request repeated in
+        one call is scored once.
         """
         pairs = [
             (self.encode_context(self._as_prompt(c)), self.encode_continuation(k))
@@ -362,30 +362,11 @@ class HFModel:
         self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[list[float]]:
         """:meth:`loglikelihood` on token ids (context ids as the model should see them)."""
-        from toolaudit.models._prefix import extended_texts, shared_prefixes
-
-        by_context: dict[tuple[int, ...], list[tuple[int, list[int]]]] = {}
-        for i, (ctx_ids, cont_ids) in enumerate(requests):
+        pairs = []
+        for ctx_ids, cont_ids in requests:
             cont = list(cont_ids)
-            ctx = self.fit(list(ctx_ids), len(cont))
-            by_context.setdefault(tuple(ctx), []).append((i, cont))
-        contexts = list(by_context)
-        share = shared_prefixes(contexts)
-        extended = extended_texts(contexts)
-        out: list[list[float]] = [[] for _ in requests]
-        for j in sorted(range(len(contexts)), key=lambda j: contexts[j]):
-            members = by_context[contexts[j]]
-            # a continuation asked for twice on one context is scored once
-            unique = list(dict.fromkeys(tuple(c) for _, c in members))
-            # one that a later context goes on from keeps its state (the next turn)
-            extend = [n for n, c in enumerate(unique) if extended(contexts[j] + c)]
-            scores = self.scorer.score(
-                contexts[j], [list(c) for c in unique], share=share[j], extend=extend
-            )
-            by_cont = dict(zip(unique, scores, strict=True))
-            for i, c in members:
-                out[i] = list(by_cont[tuple(c)])
-        return out
+            pairs.append((self.fit(list(ctx_ids), len(cont)), cont))
+        return self.scorer.score_requests(pairs)
 
     # -- generation ----------------------------------------------------------------
     def complete(

@@ -1,23 +1,23 @@
 """Continuation log-probabilities on token ids: the KV-cached scorer and the naive one.
 
-:class:`PrefixScorer` is the one KV-cache implementation in toolaudit. It keeps the
-key/value cache of recent contexts (least recently used first out), extends the longest
-stored context that is a token prefix of a new one, and applies the output layer only at
-the positions whose next token is scored. Given several contexts at once it also runs
-their longest shared token prefix once.
+:class:`PrefixScorer` is the one KV-cache implementation in toolaudit. One call's
+requests (context + continuation each) are merged into one token trie, so every token
+prefix they share runs once, whatever their order, and the output layer runs only at
+the positions whose next token is scored. A faults task (five arms, each with its
+returns at k = 0..3 and a 51-way action trie after each) is one call.
 
-Several continuations of one context are scored as a token tree in one forward pass
-(tree attention): the continuations are merged into a trie, so a token prefix they share
-(``{"name": "`` before sixteen tool names) runs once, and every trie node is one position
-of a single sequence after the context, at the position it would have after the context
-alone, attending to the context and to its own ancestors only (a boolean mask per layer
-type, the sliding window included). Compared with a batch of continuations on copies of
-the context's cache, nothing is copied per continuation and the context's keys are read
-once, not once per continuation (on the embedded Qwen the batch path spent most of a
-faults run expanding the context's keys for grouped-query attention). Models whose
-attention this mask cannot express (other than ``sdpa`` / ``eager`` with full and
-sliding layers) keep the batch path (right-padded: a causal model never lets a real
-token see padding).
+The trie is walked from its root. A *stem* (the path from a branch to the next branch)
+runs as an ordinary causal pass; before it runs, the store of recent contexts (least
+recently used first out) is searched for the longest stored token prefix of the stem's
+whole path, so a context an earlier call ran (the system prompt and tool schemas shared
+by every task of a run) is not run again. A subtree of at most ``tree_limit`` nodes
+under a branch runs as one forward pass with tree attention: every trie node is one
+position of a single sequence after the branch, at the position it has in its own
+sequence, attending to the cached context and to its own ancestors only (a boolean mask
+per layer type, the sliding window included). Nothing is copied per continuation and
+the context's keys are read once. Models whose attention this mask cannot express
+(other than ``sdpa`` / ``eager`` with full and sliding layers) run every stem causally
+(more calls, the same tokens).
 
 :func:`naive_logprobs` is the independent check: one full forward pass from the first
 token with full output logits, no cache.
@@ -29,11 +29,10 @@ stored context can be extended by any number of tokens.
 
 from __future__ import annotations
 
-import bisect
 import copy
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +41,9 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class _State:
-    """A context run through the model: its cache and the hidden state of its last token."""
+    """A context run through the model: its key/value cache (exactly the key's tokens)."""
 
     cache: Any
-    last_hidden: Any
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -56,29 +54,104 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return i
 
 
+class _Trie:
+    """Every request's context + continuation as one token trie.
+
+    Node ``n`` holds ``token[n]`` at sequence position ``depth[n]`` under ``parent[n]``
+    (-1: the first token). A scored token is a node (its log-probability is read from
+    its parent's hidden state); a node *runs* when its hidden state or its keys are
+    needed by a scored token, so leaves that are only scored never run.
+    """
+
+    def __init__(self) -> None:
+        self.token: list[int] = []
+        self.parent: list[int] = []
+        self.depth: list[int] = []
+        self._child: dict[tuple[int, int], int] = {}
+        self.scored: set[int] = set()
+
+    def add(self, ids: Sequence[int]) -> list[int]:
+        """Insert a token sequence; its node path."""
+        at, path = -1, []
+        for tok in ids:
+            key = (at, int(tok))
+            node = self._child.get(key)
+            if node is None:
+                node = self._child[key] = len(self.token)
+                self.token.append(int(tok))
+                self.parent.append(at)
+                self.depth.append(0 if at < 0 else self.depth[at] + 1)
+            path.append(node)
+            at = node
+        return path
+
+    def plan(self) -> None:
+        """The run set, run-children lists and run-subtree sizes (after every ``add``)."""
+        runs = [False] * len(self.token)
+        for t in self.scored:
+            p = self.parent[t]
+            while p >= 0 and not runs[p]:
+                runs[p] = True
+                p = self.parent[p]
+        self.runs = runs
+        self.kids: dict[int, list[int]] = {}
+        self.size = [0] * len(self.token)  # run nodes in the subtree, the node included
+        for n in range(len(self.token) - 1, -1, -1):  # children come after parents
+            if runs[n]:
+                self.size[n] += 1
+                p = self.parent[n]
+                self.kids.setdefault(p, []).append(n)
+                if p >= 0:
+                    self.size[p] += self.size[n]
+        for k in self.kids.values():
+            k.reverse()
+        self.scored_kids: dict[int, list[int]] = {}  # node -> the scored tokens after it
+        for t in sorted(self.scored):
+            self.scored_kids.setdefault(self.parent[t], []).append(t)
+
+    def path_to(self, node: int) -> list[int]:
+        """Token ids from the first token to ``node`` inclusive."""
+        out = []
+        while node >= 0:
+            out.append(self.token[node])
+            node = self.parent[node]
+        return out[::-1]
+
+
 class PrefixScorer:
-    """KV-cache reuse across requests (see the module docstring).
+    """KV-cache reuse within and across requests (see the module docstring).
 
     Args:
         model: a loaded Hugging Face causal LM (body at ``model.base_model``).
         max_states: contexts whose caches are kept (least recently used dropped first).
-        batch_size: continuations per forward pass on one context.
         block: positions per output-layer block (bounds memory on large vocabularies).
+        tree_limit: most trie nodes run in one tree-attention pass; a larger subtree is
+            split at its branches (its shared stems run as ordinary causal passes).
+        min_store: shortest stem (tokens) whose cache is kept for later calls.
 
-    ``tokens_run`` counts token positions the transformer body computed and
-    ``positions_scored`` the positions the output layer computed (for benchmarks).
+    ``tokens_run`` counts token positions the transformer body computed,
+    ``positions_scored`` the positions the output layer computed and ``calls`` the
+    forward passes of the body (for benchmarks).
     """
 
     def __init__(
-        self, model: Any, *, max_states: int = 8, batch_size: int = 8, block: int = 256
+        self,
+        model: Any,
+        *,
+        max_states: int = 8,
+        block: int = 256,
+        tree_limit: int = 4096,
+        min_store: int = 32,
     ) -> None:
         self.model = model
         self.max_states = max(1, int(max_states))
-        self.batch_size = max(1, int(batch_size))
         self.block = max(1, int(block))
+        self.tree_limit = max(0, int(tree_limit))
+        self.min_store = max(1, int(min_store))
         self._states: OrderedDict[tuple[int, ...], _State] = OrderedDict()
         self.tokens_run = 0
         self.positions_scored = 0
+        self.calls = 0
 
     # -- model plumbing --------------------------------------------------------------
     @property
@@ -107,168 +180,173 @@ class PrefixScorer:
         new.layers = [copy.copy(layer) for layer in cache.layers]
         return new
 
-    def _run(self, state: _State | None, ids: Sequence[int]) -> tuple[_State, Any]:
-        """Extend ``state`` (or nothing) by ``ids``; the new state and the ids' hidden states."""
+    @classmethod
+    def _cropped(cls, cache: Any, keep: int) -> Any:
+        """A fork of ``cache`` holding its first ``keep`` positions (views, no copy)."""
+        new = cls._fork(cache)
+        for layer in new.layers:
+            layer.keys = layer.keys[..., :keep, :]
+            layer.values = layer.values[..., :keep, :]
+        return new
+
+    def _run(self, cache: Any, ids: Sequence[int]) -> tuple[Any, Any]:
+        """Extend a fork of ``cache`` (or nothing) by ``ids``: the new cache and the ids'
+        hidden states."""
         import torch
         from transformers import DynamicCache
 
-        cache = DynamicCache() if state is None else self._fork(state.cache)
+        cache = DynamicCache() if cache is None else self._fork(cache)
         x = torch.tensor([list(ids)], device=self._device)
         with torch.inference_mode():
             h = self.model.base_model(input_ids=x, cache=cache, use_cache=True)
-        hidden = h.last_hidden_state[0]
         self.tokens_run += len(ids)
-        return _State(cache, hidden[-1:]), hidden
+        self.calls += 1
+        return cache, h.last_hidden_state[0]
 
     # -- the store -------------------------------------------------------------------
-    def _longest_stored(self, ids: Sequence[int]) -> tuple[int, _State | None]:
-        """The stored state sharing the longest token prefix with ``ids``, cut to that
-        prefix: ``(n, state)`` where ``state`` has run exactly ``ids[:n]``.
-
-        A stored context that diverges from ``ids`` (or runs past it) is forked and its
-        cache cropped; the last shared token is then re-run when needed, so that the
-        returned state's hidden state belongs to ``ids[n - 1]``."""
+    def _lookup(self, ids: Sequence[int]) -> tuple[int, Any]:
+        """The longest stored token prefix of ``ids``: ``(n, cache holding ids[:n])``,
+        ``(0, None)`` when none shares a token."""
         best_len, best_key = 0, None
         for key in self._states:
             n = _common_prefix(key, ids)
-            if n > best_len or (n == best_len and best_key is not None and len(key) == n):
+            if n > best_len:
                 best_len, best_key = n, key
-        if best_key is None or best_len == 0:
+        if best_key is None:
             return 0, None
         self._states.move_to_end(best_key)
-        state = self._states[best_key]
-        if best_len == len(best_key) and state.last_hidden is not None:
-            return best_len, state
-        # Crop to one token short of the shared prefix, then re-run that token for its
-        # hidden state (a cropped cache keeps no hidden states).
-        keep = best_len - 1
-        if keep == 0:
-            return 0, None
-        cache = self._fork(state.cache)
-        for layer in cache.layers:
-            layer.keys = layer.keys[..., :keep, :]
-            layer.values = layer.values[..., :keep, :]
-        new, _ = self._run(_State(cache, None), ids[keep:best_len])
-        self._store(ids[:best_len], new)
-        return best_len, new
+        cache = self._states[best_key].cache
+        if best_len < len(best_key):
+            cache = self._cropped(cache, best_len)
+        return best_len, cache
 
-    def _store(self, ids: Sequence[int], state: _State) -> None:
+    def _store(self, ids: Sequence[int], cache: Any) -> None:
         key = tuple(ids)
-        self._states[key] = state
+        self._states[key] = _State(cache)
         self._states.move_to_end(key)
         while len(self._states) > self.max_states:
             self._states.popitem(last=False)
 
-    def context_state(self, ids: Sequence[int], *, share: int = 0) -> _State:
-        """The state after ``ids``, from the stored context sharing the longest prefix;
-        when ``share`` is longer than that prefix (and shorter than ``ids``),
-        ``ids[:share]`` is run and stored first so later contexts with the same beginning
-        reuse it."""
+    def _extend(
+        self, ids: Sequence[int], have: int, cache: Any, need_from: int
+    ) -> tuple[Any, Any, int]:
+        """The cache after ``ids`` and the hidden states of ``ids[start:]``, given
+        ``cache`` holding ``ids[:have]``: the longest stored prefix is used instead when
+        it is longer, but every position from ``need_from`` on runs (its hidden state is
+        read), and so does the last. Returns ``(cache, hidden, start)``; a stem of at
+        least ``min_store`` new tokens is stored for later calls."""
+        n, stored = self._lookup(ids)
+        start = have
+        limit = min(len(ids) - 1, need_from)
+        if n > have and limit > have:
+            start = min(n, limit)
+            cache = stored if n == start else self._cropped(stored, start)
+        cache, hidden = self._run(cache, ids[start:])
+        if len(ids) - have >= self.min_store:
+            self._store(ids, cache)
+        return cache, hidden, start
+
+    def context_state(self, ids: Sequence[int]) -> Any:
+        """The cache after ``ids``, from the stored context sharing the longest prefix
+        (stored in turn)."""
         if not ids:
             raise ValueError("a context needs at least one token")
-        have, state = self._longest_stored(ids)
-        if have == len(ids) and state is not None:
-            return state
-        if have < share < len(ids):
-            state, _ = self._run(state, ids[have:share])
-            self._store(ids[:share], state)
-            have = share
-        state, _ = self._run(state, ids[have:])
-        self._store(ids, state)
-        return state
+        n, cache = self._lookup(ids)
+        if n == len(ids):
+            return cache
+        cache, _ = self._run(cache, ids[n:])
+        self._store(ids, cache)
+        return cache
 
     def fork_state(self, ids: Sequence[int]) -> Any:
         """A private copy of the cache after ``ids`` (from the longest stored prefix), for
         a caller that goes on from there (generation)."""
-        return self._fork(self.context_state(ids).cache)
+        return self._fork(self.context_state(ids))
 
     def keep(self, ids: Sequence[int], cache: Any) -> None:
-        """Store a cache that has run exactly ``ids`` but has no hidden state (the end of
-        a generation); a later context re-runs its last token from it."""
-        self._store(ids, _State(cache, None))
+        """Store a cache that has run exactly ``ids`` (the end of a generation)."""
+        self._store(ids, cache)
 
     def clear(self) -> None:
         """Drop every stored context."""
         self._states.clear()
 
     # -- scoring ---------------------------------------------------------------------
-    def _score_kept(self, state: _State, ctx: Sequence[int], cont: list[int]) -> list[float]:
-        """One continuation run on a fork of ``state`` and kept, so a later context that
-        goes on past this text (the next turn) starts from here."""
-        import torch
-
-        after, hidden = self._run(state, cont)
-        self._store([*ctx, *cont], after)
-        single = torch.cat([state.last_hidden, hidden[:-1]])
-        with torch.inference_mode():
-            lp = self._logprobs_at(single, torch.tensor(cont, device=self._device))
-        return list(lp.double().cpu().tolist())
-
-    def score(
-        self,
-        ctx: Sequence[int],
-        conts: Sequence[Sequence[int]],
-        *,
-        share: int = 0,
-        extend: Sequence[int] = (),
+    def score_requests(
+        self, requests: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[list[float]]:
-        """Per-token log-probabilities of each continuation after the context ``ctx``.
+        """Per-token log-probabilities of each continuation after its context.
 
-        A lone continuation, and those whose indices are in ``extend`` (a later context
-        goes on from them), are run on their own and their state is kept; the others
-        are scored together."""
+        All requests form one token trie, so every token prefix runs once in the call,
+        whatever the requests' order; a stem the store already holds (an earlier call's
+        context) is not run again. Subtrees of at most ``tree_limit`` nodes run as one
+        tree-attention pass; larger ones are split at their branches."""
+        trie = _Trie()
+        paths = []
+        for ctx, cont in requests:
+            if not ctx:
+                raise ValueError("a context needs at least one token")
+            path = trie.add([*ctx, *cont])
+            trie.scored.update(path[len(ctx) :])
+            paths.append((len(ctx), path))
+        trie.plan()
+        self._lp: dict[int, float] = {}
+        self._walk(trie)
+        lp = self._lp
+        del self._lp
+        return [[lp[n] for n in path[n_ctx:]] for n_ctx, path in paths]
+
+    def _read(self, trie: _Trie, hidden_of: dict[int, Any]) -> None:
+        """Log-probabilities of the scored tokens after the nodes in ``hidden_of``."""
         import torch
 
-        state = self.context_state(ctx, share=share)
-        out: list[list[float]] = [[] for _ in conts]
-        todo = [i for i, c in enumerate(conts) if c]
-        kept = set(todo) if len(todo) == 1 else set(extend) & set(todo)
-        for i in sorted(kept):
-            out[i] = self._score_kept(state, ctx, list(conts[i]))
-        todo = [i for i in todo if i not in kept]
-        if not todo:
-            return out
-        dev = self._device
-        if self._tree_ok():
-            got = self._score_tree(state, len(ctx), [list(conts[i]) for i in todo])
-            for i, lp_i in zip(todo, got, strict=True):
-                out[i] = lp_i
-            return out
-        for start in range(0, len(todo), self.batch_size):
-            chunk = todo[start : start + self.batch_size]
-            toks = [list(conts[i]) for i in chunk]
-            width = max(len(t) for t in toks)
-            rows = [state.last_hidden] * len(toks)
-            if width > 1:  # the last token of a continuation predicts nothing we score
-                x = torch.tensor([t[:-1] + [0] * (width - len(t)) for t in toks], device=dev)
-                cache = self._fork(state.cache)
-                cache.batch_repeat_interleave(len(toks))
-                with torch.inference_mode():
-                    h = self.model.base_model(
-                        input_ids=x, cache=cache, use_cache=True
-                    ).last_hidden_state
-                self.tokens_run += int(x.numel())
-                rows = [
-                    torch.cat([state.last_hidden, h[b, : len(t) - 1]]) for b, t in enumerate(toks)
-                ]
-            targets = torch.tensor([v for t in toks for v in t], device=dev)
-            with torch.inference_mode():
-                lp = self._logprobs_at(torch.cat(rows), targets).double().cpu().tolist()
-            pos = 0
-            for i, t in zip(chunk, toks, strict=True):
-                out[i] = lp[pos : pos + len(t)]
-                pos += len(t)
-        return out
+        rows, nodes = [], []
+        for p, h in hidden_of.items():
+            for c in trie.scored_kids.get(p, ()):
+                rows.append(h)
+                nodes.append(c)
+        if not nodes:
+            return
+        targets = torch.tensor([trie.token[c] for c in nodes], device=self._device)
+        with torch.inference_mode():
+            lp = self._logprobs_at(torch.stack(rows), targets).double().cpu().tolist()
+        self._lp.update(zip(nodes, lp, strict=True))
+
+    def _walk(self, trie: _Trie) -> None:
+        """Run every node of the trie's run set once and read every scored token. Under a
+        node whose subtree holds at most ``tree_limit`` run nodes, the subtree is one tree
+        pass; otherwise each child's stem (the path up to the next branch) runs causally,
+        with the store, and the walk goes on from the stem's end."""
+        tree = self._tree_ok()
+        todo: list[tuple[int, Any]] = [(-1, None)]  # (branch node, the cache through it)
+        while todo:
+            at, cache = todo.pop()
+            kids = trie.kids.get(at, [])
+            if at >= 0 and tree and trie.size[at] - 1 <= self.tree_limit:
+                self._tree(trie, at, cache)
+                continue
+            for first in kids:
+                stem = [first]
+                while len(trie.kids.get(stem[-1], ())) == 1:  # up to the next branch
+                    stem.append(trie.kids[stem[-1]][0])
+                ids = trie.path_to(stem[-1])
+                reads = [n for n in stem if n in trie.scored_kids]
+                need = trie.depth[reads[0]] if reads else len(ids) - 1
+                new, hidden, start = self._extend(ids, trie.depth[first], cache, need)
+                self._read(trie, {n: hidden[trie.depth[n] - start] for n in reads})
+                if trie.kids.get(stem[-1]):
+                    todo.append((stem[-1], new))
 
     # -- tree attention ------------------------------------------------------------
     def _tree_ok(self) -> bool:
         config = self.model.config
         kinds = set(getattr(config, "layer_types", None) or ["full_attention"])
         implementation = getattr(config, "_attn_implementation", None)
-        return implementation in ("sdpa", "eager") and kinds <= {
-            "full_attention",
-            "sliding_attention",
-        }
+        return (
+            self.tree_limit > 0
+            and implementation in ("sdpa", "eager")
+            and kinds <= {"full_attention", "sliding_attention"}
+        )
 
     def _tree_masks(self, ctx_len: int, parents: list[int], depth: list[int]) -> dict[str, Any]:
         """One mask per layer type for the trie nodes that run (row ``r`` has parent row
@@ -287,7 +365,7 @@ class PrefixScorer:
         config = self.model.config
         masks = {"full_attention": allowed}
         if "sliding_attention" in set(getattr(config, "layer_types", None) or []):
-            q_pos = torch.tensor([ctx_len + d for d in depth], device=dev)
+            q_pos = torch.tensor(depth, device=dev)
             kv_pos = torch.cat([torch.arange(ctx_len, device=dev), q_pos])
             near = q_pos[:, None] - kv_pos[None, :] < config.sliding_window
             masks["sliding_attention"] = allowed & near
@@ -297,55 +375,39 @@ class PrefixScorer:
             masks = {k: torch.where(m, zero, low) for k, m in masks.items()}
         return {k: m[None, None] for k, m in masks.items()}
 
-    def _score_tree(self, state: _State, ctx_len: int, conts: list[list[int]]) -> list[list[float]]:
-        """Per-token log-probabilities of non-empty continuations after ``state``, as one
-        trie in one forward pass (see the module docstring)."""
+    def _tree(self, trie: _Trie, at: int, cache: Any) -> None:
+        """The run nodes under ``at`` in one forward pass on a fork of ``cache`` (which
+        holds the path to ``at``), each at its own position, attending to the context
+        and its own ancestors (see the module docstring); then every scored token
+        under them (the stem that ran ``at`` read the tokens after it)."""
         import torch
 
-        node_of: dict[tuple[int, int], int] = {}
-        token: list[int] = []
-        parent: list[int] = []
-        paths = []
-        for cont in conts:
-            at, path = -1, []
-            for tok in cont:
-                if (at, tok) not in node_of:
-                    node_of[(at, tok)] = len(token)
-                    token.append(tok)
-                    parent.append(at)
-                at = node_of[(at, tok)]
-                path.append(at)
-            paths.append(path)
-        depth: list[int] = []
-        for p in parent:
-            depth.append(0 if p < 0 else depth[p] + 1)
-        # Only nodes with a child run (a leaf's hidden state predicts nothing scored).
-        # Parents precede their children, so the renumbering keeps that order.
-        runs = sorted({p for p in parent if p >= 0})
-        row = {node: r for r, node in enumerate(runs)}
+        runs, stack = [], list(reversed(trie.kids[at]))
+        while stack:  # depth first, parents before children
+            n = stack.pop()
+            runs.append(n)
+            stack.extend(reversed(trie.kids.get(n, [])))
+        row = {n: r for r, n in enumerate(runs)}
+        ctx_len = trie.depth[at] + 1
+        masks = self._tree_masks(
+            ctx_len,
+            [row.get(trie.parent[n], -1) for n in runs],
+            [trie.depth[n] for n in runs],
+        )
         dev = self._device
-        first = state.last_hidden[0]
-        hidden_for = [first] * len(token)
-        if runs:
-            masks = self._tree_masks(
-                ctx_len, [row.get(parent[n], -1) for n in runs], [depth[n] for n in runs]
-            )
-            x = torch.tensor([[token[n] for n in runs]], device=dev)
-            pos = torch.tensor([[ctx_len + depth[n] for n in runs]], device=dev)
-            with torch.inference_mode():
-                h = self.model.base_model(
-                    input_ids=x,
-                    position_ids=pos,
-                    attention_mask=masks,
-                    cache=self._fork(state.cache),
-                    use_cache=True,
-                ).last_hidden_state[0]
-            self.tokens_run += len(runs)
-            hidden_for = [first if p < 0 else h[row[p]] for p in parent]
+        x = torch.tensor([[trie.token[n] for n in runs]], device=dev)
+        pos = torch.tensor([[trie.depth[n] for n in runs]], device=dev)
         with torch.inference_mode():
-            lp = self._logprobs_at(torch.stack(hidden_for), torch.tensor(token, device=dev))
-        flat = lp.double().cpu().tolist()
-        return [[flat[n] for n in path] for path in paths]
+            h = self.model.base_model(
+                input_ids=x,
+                position_ids=pos,
+                attention_mask=masks,
+                cache=self._fork(cache),
+                use_cache=True,
+            ).last_hidden_state[0]
+        self.tokens_run += len(runs)
+        self.calls += 1
+        self._read(trie, {n: h[row[n]] for n in runs if n in trie.scored_kids})
 
 
 def naive_logprobs(model: Any, ctx: Sequence[int], cont: Sequence[int]) -> list[float]:
@@ -361,33 +423,3 @@ def naive_logprobs(model: Any, ctx: Sequence[int], cont: Sequence[int]) -> list[
         lp = torch.log_softmax(logits[len(ctx) - 1 : len(ids) - 1], dim=-1)
         tgt = torch.tensor(list(cont), device=dev)
         return lp.gather(-1, tgt[:, None])[:, 0].double().cpu().tolist()
-
-
-def shared_prefixes(contexts: Sequence[Sequence[int]]) -> list[int]:
-    """For each context, the longest token prefix it shares with any other one (0 if none);
-    contexts are compared in sorted order, where sharing ones are neighbours."""
-    order = sorted(range(len(contexts)), key=lambda i: list(contexts[i]))
-    share = [0] * len(contexts)
-    for a, b in zip(order, order[1:], strict=False):
-        n = _common_prefix(contexts[a], contexts[b])
-        share[a] = max(share[a], n)
-        share[b] = max(share[b], n)
-    return share
-
-
-def extended_texts(contexts: Sequence[Sequence[int]]) -> Callable[[Sequence[int]], bool]:
-    """A test: is a token sequence a strict prefix of one of ``contexts``? (A scored
-    context + continuation that a later context goes on from.)
-
-    >>> longer = extended_texts([(1, 2, 3), (4, 5)])
-    >>> longer((1, 2)), longer((1, 2, 3)), longer((4,)), longer((2,))
-    (True, False, True, False)
-    """
-    ordered = sorted(tuple(c) for c in contexts)
-
-    def test(ids: Sequence[int]) -> bool:
-        key = tuple(ids)
-        at = bisect.bisect_right(ordered, key)
-        return at < len(ordered) and ordered[at][: len(key)] == key
-
-    return test
