@@ -130,7 +130,20 @@ def generate(
     seq = [int(t) for t in gen[0]]
     if cache is not None and cache.get_seq_length() == len(seq) - 1:
         lm.scorer.keep(seq[:-1], cache)
-    new = seq[len(ids) :]
+    return reply(lm.identity, tok, seq[len(ids) :], ends, max_tokens=max_tokens, stop=stop)
+
+
+def reply(
+    identity: str,
+    tok: Any,
+    new: list[int],
+    ends: Sequence[int],
+    *,
+    max_tokens: int,
+    stop: Sequence[str],
+) -> Generation:
+    """The :class:`Generation` of generated token ids (any local engine): decoded with
+    special tokens, end-of-turn markers dropped, cut at a stop string, tool calls parsed."""
     hit_end = bool(new) and new[-1] in ends
     if hit_end:
         new = new[:-1]
@@ -147,7 +160,7 @@ def generate(
     else:
         reason = "length"
     for err in parsed.parse_errors:
-        logger.info("%s: unparsed tool call: %s", lm.identity, err)
+        logger.info("%s: unparsed tool call: %s", identity, err)
     return Generation(
         text=parsed.text,
         tool_calls=parsed.tool_calls,

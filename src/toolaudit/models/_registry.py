@@ -1,7 +1,7 @@
 """Backends registered by name and imported lazily; a spec string picks one.
 
 Spec grammar: ``NAME`` or ``NAME:TARGET``, e.g. ``embedded``, ``embedded:qwen``,
-``embedded:gemma``, ``hf:PATH_OR_ID``,
+``embedded:gemma``, ``hf:PATH_OR_ID``, ``llama:qwen`` / ``llama:gemma`` / ``llama:FILE.gguf``,
 ``openai:MODEL@URL``, ``sklearn:FILE``, ``py:module:function``.
 """
 
@@ -20,6 +20,7 @@ from toolaudit.models._base import LanguageModel
 BACKENDS: dict[str, str] = {
     "embedded": "toolaudit.models._hf:load_embedded",
     "hf": "toolaudit.models._hf:load_hf",
+    "llama": "toolaudit.models._llama:load_llama",
     "openai": "toolaudit.models._openai:load_openai",
     "sklearn": "toolaudit.models._sklearn:load_sklearn",
     "py": "toolaudit.models._callable:load_callable",
@@ -28,6 +29,7 @@ BACKENDS: dict[str, str] = {
 _CLASSES: dict[str, str] = {
     "embedded": "toolaudit.models._hf:HFModel",
     "hf": "toolaudit.models._hf:HFModel",
+    "llama": "toolaudit.models._llama:LlamaModel",
     "openai": "toolaudit.models._openai:OpenAIModel",
     "sklearn": "toolaudit.models._sklearn:SklearnModel",
     "py": "toolaudit.models._callable:CallableModel",
@@ -66,7 +68,7 @@ def load_model(
 
     Args:
         spec: ``embedded`` (Qwen), ``embedded:qwen``, ``embedded:gemma``,
-            ``hf:PATH_OR_ID``, ``openai:MODEL@URL``, ``sklearn:FILE`` or
+            ``hf:PATH_OR_ID``, ``llama:qwen`` (llama.cpp), ``openai:MODEL@URL``, ``sklearn:FILE`` or
             ``py:module:function``.
         cache: a SQLite file; when given, the model is wrapped in :class:`CachedModel`.
         device: where a local model runs (``cpu``, ``cuda``...; default a GPU when there
