@@ -274,7 +274,12 @@ def run_study(
     out.mkdir(parents=True, exist_ok=True)
     path = out / "records.jsonl"
     done = _read_done(path)
-    todo = [s for s in specs if s.config_hash() not in done]
+    # Seed label by seed label: a study stopped part-way holds whole replicates (every
+    # task and condition at seed 0 first); the file is put in canonical order at the end.
+    todo = sorted(
+        (s for s in specs if s.config_hash() not in done),
+        key=lambda s: (s.seed_label, s.sort_key()),
+    )
     logger.info("%d runs recorded, %d to run", len(done), len(todo))
     total, finished = len(specs), len(specs) - len(todo)
     cb = progress or (lambda d, t, label: None)
