@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The probe LLM-agent study at the seed's size: 25 tasks x 7 conditions x 3 seed labels
+# (525 runs) with the embedded Qwen2.5-Coder-0.5B-Instruct run by llama.cpp (llama:qwen)
+# as the agent and as a real judge. Runs seed label by seed label; resumable: rerun this
+# script from the repository root and it continues from records.jsonl. Commit the folder
+# at least every 30 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OMP_NUM_THREADS=1 exec .venv/bin/toolaudit probe run --suite researchops --policies llm \
+  --model llama:qwen --judge-model llama:qwen --tasks 25 --seeds 3 --n-jobs 1 \
+  --out results/probe-llm --report
