@@ -51,3 +51,21 @@ def test_console_script_runs_as_module():
         [sys.executable, "-m", "toolaudit.cli.main", "--version"], capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stdout.startswith("toolaudit ")
+
+
+@pytest.mark.parametrize("reader", ["head -c 10", "head -c 0"])
+def test_a_closed_output_pipe_ends_quietly(shared_data, reader):
+    # The reader closes the pipe (`head -c 0` before anything is written, so the write
+    # certainly fails): no traceback, no "unexpected error", exit 0 or the POSIX 141.
+    import subprocess
+    import sys
+
+    sim = shared_data / "tau2" / "simulations" / "airline__gpt-4.1__user-gpt-4.1__test20x1.json"
+    cmd = (
+        f"'{sys.executable}' -m toolaudit.cli.main traces inspect '{sim}' --json"
+        f" | {reader} >/dev/null; echo ${{PIPESTATUS[0]}} >&2"
+    )
+    done = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert lines == [lines[-1]], done.stderr  # nothing but the exit status
+    assert lines[-1] == ("141" if reader == "head -c 0" else lines[-1]) in ("0", "141")

@@ -36,9 +36,11 @@ EXIT_UNEXPECTED = 1
 EXIT_BAD_INPUT = 2
 EXIT_FINDING = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what POSIX tools give when the reader goes away
 EXIT_CODES_HELP = (
     "exit codes: 0 success, 1 unexpected error (rerun with -v for the traceback), "
-    "2 bad input or option, 3 a --fail-on finding is present, 130 interrupted"
+    "2 bad input or option, 3 a --fail-on finding is present, 130 interrupted, "
+    "141 the output pipe was closed (e.g. | head)"
 )
 
 

@@ -26,6 +26,7 @@ from toolaudit import __version__
 from toolaudit.audits import audit_commands
 from toolaudit.cli._common import (
     EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INTERRUPTED,
     EXIT_UNEXPECTED,
@@ -325,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("toolaudit: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (| head): end quietly, as POSIX tools do
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
     except SystemExit as exc:  # --help, --version, or a one-line usage error (exit 2)
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback only with -v
@@ -336,6 +340,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_UNEXPECTED
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of the closed pipe
+    raises nothing."""
+    import os
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # stdout is no real file (a test's capture)
+        pass
 
 
 def _one_line(exc: BaseException) -> str:
