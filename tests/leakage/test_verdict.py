@@ -163,3 +163,53 @@ def test_verdict_sentence_changes_with_finding():
         update={"verdict": "localized", "subject": "t2", "details": {"minus_full_low": 0.1}}
     )
     assert verdict_sentence(flipped).startswith("Verdict: localized.")
+
+
+def _pres(auroc, ci, delta=None, explains=False):
+    out = {"auroc": auroc, "ci": ci, "above_chance": ci[0] > 0.5, "explains_full": explains}
+    if delta is not None:
+        out["full_minus_presence"] = {"delta": delta[0], "ci": list(delta[1:]), "level": 0.99}
+    return out
+
+
+@pytest.mark.parametrize(
+    ("pres", "says", "never"),
+    [
+        # presence explains the full trace: both above chance, the gap not above 0
+        (
+            _pres(0.84, [0.71, 0.93], (0.02, -0.05, 0.09), explains=True),
+            "the full trace is not reliably above it (full trace minus presence +0.020",
+            "reliably above it:",
+        ),
+        # presence below the full trace: the gap reliably above 0
+        (
+            _pres(0.70, [0.58, 0.80], (0.21, 0.12, 0.30)),
+            "the full trace is reliably above it (full trace minus presence +0.210",
+            "not reliably above",
+        ),
+        # presence at chance
+        (
+            _pres(0.52, [0.41, 0.63], (0.30, 0.18, 0.41)),
+            "is not reliably above chance (AUROC 0.520",
+            "reliably above it",
+        ),
+        # the full trace at chance, presence high (the real Inspect logs' case)
+        (
+            _pres(0.918, [0.80, 0.99], (-0.418, -0.891, 0.200)),
+            "while the full trace is not reliably above chance (full trace minus presence -0.418",
+            "reliably above it",
+        ),
+    ],
+)
+def test_presence_sentence_is_right_in_each_case(pres, says, never):
+    from toolaudit.leakage._verdict import _presence_tail
+
+    text = _presence_tail(pres)
+    assert says in text and never not in text
+
+
+def test_presence_sentence_says_below_when_the_gap_is_reliably_negative():
+    from toolaudit.leakage._verdict import _presence_tail
+
+    text = _presence_tail(_pres(0.95, [0.88, 0.99], (-0.30, -0.45, -0.12)))
+    assert "the full trace is reliably below it" in text

@@ -282,18 +282,41 @@ def verdict_sentence(finding: Finding) -> str:
 
 
 def _presence_tail(pres: dict[str, Any]) -> str:
+    """The presence control's sentence, in four cases: it explains the full trace, the
+    full trace is reliably above it, it carries signal the full trace does not reach,
+    or it is at chance. Every clause is read from the numbers it cites."""
+    if not pres or pres.get("auroc") is None:
+        return ""
+    auroc = float(pres["auroc"])
+    ci = pres.get("ci") or [None, None]
+    d = pres.get("full_minus_presence")
+    gap = ""
+    if d is not None:
+        gap = f" (full trace minus presence {d['delta']:+.3f}, {_iv(d['ci'][0], d['ci'][1])})"
     if pres.get("explains_full"):
         return (
             " The presence control (which tools were called, and how often) reaches "
-            f"AUROC {pres['auroc']:.3f} and the full trace is not reliably above it: the "
+            f"AUROC {auroc:.3f} and the full trace is not reliably above it{gap}: the "
             "outcome is readable from the actions taken, not from a returned value."
         )
-    if pres.get("above_chance"):
+    if not pres.get("above_chance"):
         return (
-            f" The presence control reaches AUROC {pres['auroc']:.3f}, but the full trace is "
-            "reliably above it: more than the choice of actions carries the signal."
+            f" The presence control (which tools were called, and how often) is not "
+            f"reliably above chance (AUROC {auroc:.3f}, {_iv(ci[0], ci[1])}): the choice "
+            "of actions alone does not carry the signal."
         )
-    return ""
+    if d is not None and _reliably_positive(d):
+        return (
+            f" The presence control reaches AUROC {auroc:.3f}, and the full trace is "
+            f"reliably above it{gap}: more than the choice of actions carries the signal."
+        )
+    below = d is not None and d["ci"][1] is not None and d["ci"][1] < 0.0
+    return (
+        f" The presence control (which tools were called, and how often) reaches AUROC "
+        f"{auroc:.3f} ({_iv(ci[0], ci[1])}), while the full trace is "
+        f"{'reliably below it' if below else 'not reliably above chance'}{gap}: the "
+        "choice of actions carries signal that the text features do not recover."
+    )
 
 
 def _head(finding: Finding, value: str, lo: float | None, hi: float | None) -> str:
