@@ -213,3 +213,10 @@ def test_probe_run_unknown_condition_exits_2_naming_the_allowed(tmp_path: Path, 
     rc = main(["probe", "run", "--out", str(tmp_path), "--conditions", "renamed"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "tool_rename" in err[0] and "renamed" in err[0]
+
+
+def test_probe_compare_text_says_no_task_differs_instead_of_nan(shared_data: Path, capsys) -> None:
+    sim = str(shared_data / "tau2/simulations/retail__gpt-4.1__user-gpt-4.1__test40x1.json")
+    assert main(["probe", "compare", sim, sim]) == 0
+    out = capsys.readouterr().out
+    assert "sign test: no task differs" in out and "nan" not in out

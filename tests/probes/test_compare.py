@@ -174,3 +174,29 @@ def test_read_side_nan_reward_names_file_record_field(shared_data: Path, tmp_pat
         TraceFormatError, match=r"nan\.json, field 'simulations\[3\]\.reward_info\.reward'"
     ):
         read_side(path)
+
+
+def test_one_paired_task_is_not_estimable_never_a_verdict(tmp_path: Path) -> None:
+    # One paired task: a bootstrap over one cluster repeats it, so there is no interval
+    # and no verdict (the issue saw "different" at [-0.70, -0.70]).
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_jsonl(a, [_ep("1", 0, 0.9)])
+    write_jsonl(b, [_ep("1", 0, 0.2)])
+    out = compare_files(a, b, n_boot=200)
+    assert out["equivalence"] == "not_estimable"
+    assert out["change_detected"] is None and out["larger_than_margin"] is None
+    assert all(v != v for v in out["delta_ci90"])  # NaN bounds
+    assert out["task_level"]["equivalence"] == "not_estimable"
+
+
+def test_different_means_the_interval_excludes_zero_and_the_facts_are_named(
+    shared_data: Path,
+) -> None:
+    from toolaudit.stats import Interval, equivalence_verdict
+
+    small = equivalence_verdict(Interval(-0.16, -0.30, -0.02, 0.90))
+    assert (small.verdict, small.excludes_zero, small.outside_margin) == ("different", True, False)
+    large = equivalence_verdict(Interval(-0.5, -0.70, -0.30, 0.90))
+    assert (large.verdict, large.excludes_zero, large.outside_margin) == ("different", True, True)
+    out = compare_files(shared_data / RETAIL_A, shared_data / RETAIL_B, n_boot=500)
+    assert out["change_detected"] is False and out["larger_than_margin"] is False

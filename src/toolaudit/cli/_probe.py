@@ -13,16 +13,30 @@ from toolaudit.cli._validate import existing_file, finite_float, output_dir, see
 from toolaudit.errors import ConfigError
 from toolaudit.report import visible
 
-# `probe compare --fail-on FINDING` (exit 3 when present), from the equivalence verdict.
+# `probe compare --fail-on FINDING` (exit 3 when present). The verdict is one rule on
+# the 90% interval of B-A (toolaudit.stats.equivalence_verdict); the two facts beside it
+# are gates of their own.
 COMPARE_FINDINGS = {
-    "different": "the 90% interval of B-A lies outside ±margin",
-    "inconclusive": "the 90% interval crosses ±margin",
-    "not-equivalent": "different or inconclusive",
+    "different": "the verdict: the 90% interval of B-A excludes 0 and is not inside "
+    "±margin (a change is detected)",
+    "inconclusive": "the verdict: the 90% interval holds 0 and reaches past ±margin",
+    "not-equivalent": "different, inconclusive or not estimable (fewer than 2 paired tasks)",
+    "larger-than-margin": "the whole 90% interval lies beyond +margin or below -margin",
 }
 
 
-def _compare_findings(verdict: str) -> set[str]:
-    return {verdict} | ({"not-equivalent"} if verdict != "equivalent" else set())
+def _compare_findings(result: dict[str, Any]) -> set[str]:
+    verdict = result["equivalence"]
+    out = {verdict} | ({"not-equivalent"} if verdict != "equivalent" else set())
+    if result.get("larger_than_margin"):
+        out.add("larger-than-margin")
+    return out
+
+
+def _sign_text(p: float | None) -> str:
+    if p is None or p != p:  # NaN: no task differs, so there is nothing to test
+        return "sign test: no task differs"
+    return f"sign test p = {p:.4g}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -384,7 +398,7 @@ def _compare(args: argparse.Namespace) -> int:
             write_report(
                 args.out, "toolaudit probe compare", [compare_section(result, title=title)]
             )
-    gate = gate_exit(args, _compare_findings(result["equivalence"]))
+    gate = gate_exit(args, _compare_findings(result))
     # result["warnings"] were logged as warnings (stderr) by compare_files.
     if args.json:
         print_json(result)
@@ -401,7 +415,7 @@ def _compare(args: argparse.Namespace) -> int:
         f"task-level pass rate A {tl['pass_rate_a']:.3f}, B {tl['pass_rate_b']:.3f}, delta "
         f"{tl['delta']:+.3f} 90% [{_f(tl['delta_ci90'][0], 0)}, {_f(tl['delta_ci90'][1], 0)}] "
         f"-> {tl['equivalence']}; B higher on {tl['tasks_b_higher']} tasks, A on "
-        f"{tl['tasks_a_higher']} (sign test p = {_f(tl['sign_test_p'], 0)})\n"
+        f"{tl['tasks_a_higher']} ({_sign_text(tl['sign_test_p'])})\n"
     )
     if mc["applicable"]:
         sys.stdout.write(

@@ -237,6 +237,8 @@ def compare_sides(
         "delta_ci95": [ci95.low, ci95.high],
         "delta_ci90": [ci90.low, ci90.high],
         "equivalence": eq.verdict,
+        "change_detected": eq.excludes_zero,
+        "larger_than_margin": eq.outside_margin,
         "margin": margin,
         "threshold": threshold,
         "mcnemar": mcnemar,

@@ -418,8 +418,9 @@ def _judge(f: Finding) -> str:
 
 _EQUIV = {
     "equivalent": "the interval lies inside ±{m:g}: equivalent at that margin.",
-    "different": "the interval excludes zero: the two sides differ.",
+    "different": "the interval excludes zero and is not inside ±{m:g}: the two sides differ.",
     "inconclusive": "the interval neither lies inside ±{m:g} nor excludes zero: inconclusive.",
+    "not_estimable": "not estimable: fewer than two paired tasks give no interval.",
 }
 
 

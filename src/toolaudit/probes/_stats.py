@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 
 from toolaudit.stats import Interval, equivalence_verdict, sign_test
 
-Verdict = Literal["equivalent", "different", "inconclusive"]
+Verdict = Literal["equivalent", "different", "inconclusive", "not_estimable"]
 TAU2_SUCCESS_TOL = 1e-6
 
 
@@ -84,6 +84,8 @@ def cluster_mean_replicates(
     if not total:
         return Replicates(float("nan"), np.empty(0))
     est = float(sums.sum() / total)
+    if int((counts > 0).sum()) < 2:  # one cluster: not estimable, as cluster_mean_bootstrap
+        return Replicates(est, np.empty(0))
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, uniq.size, size=(n_boot, uniq.size))
     n = counts[picks].sum(axis=1)
@@ -146,7 +148,7 @@ def corrected_equivalence(
                 "equivalence_bonferroni": equivalence_verdict(ivb, margin=margin).verdict,
                 "delta_ci_bonferroni": [ivb.low, ivb.high],
                 "bonferroni_level": level_b,
-                "equivalence_holm": _verdict(he, hd) if ok else "inconclusive",
+                "equivalence_holm": _verdict(he, hd) if ok else "not_estimable",
                 "family_size": m,
                 "alpha": alpha,
                 "interval_low": iv.low,

@@ -28,7 +28,10 @@ def cluster_mean_bootstrap(
     """Percentile interval of the pooled mean of ``values``, resampling whole clusters.
 
     NaN values are ignored (a resample with no value is dropped). The estimate is the
-    mean of all non-NaN values; it is NaN, with a NaN interval, when there is none.
+    mean of all non-NaN values; it is NaN, with a NaN interval, when there is none. With
+    fewer than two clusters holding a value the interval is NaN ("not estimable"): every
+    resample would repeat the one cluster, and a zero-width interval would claim a
+    certainty that one cluster cannot give.
 
     Example:
         >>> iv = cluster_mean_bootstrap(["t1", "t1", "t2"], [1.0, 0.0, 1.0], seed=0)
@@ -45,7 +48,7 @@ def cluster_mean_bootstrap(
     counts = np.bincount(inverse[ok], minlength=uniq.size).astype(float)
     total = counts.sum()
     est = float(sums.sum() / total) if total else float("nan")
-    if np.isnan(est):
+    if np.isnan(est) or int((counts > 0).sum()) < 2:
         return Interval(est, float("nan"), float("nan"), level)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, uniq.size, size=(n_boot, uniq.size))

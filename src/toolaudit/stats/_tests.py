@@ -98,25 +98,41 @@ def cluster_bootstrap(
 
 @dataclass(frozen=True, slots=True)
 class Equivalence:
-    """TOST-style verdict: equivalent when the (1 − 2α) interval lies inside ±margin."""
+    """The verdict on a paired difference's (1 - 2 alpha) interval against ±margin, and
+    the two facts beside it (``None`` when the interval is not estimable)."""
 
-    verdict: str  # "equivalent", "different" or "inconclusive"
+    verdict: str  # "equivalent", "different", "inconclusive" or "not_estimable"
     margin: float
     interval: Interval
+    excludes_zero: bool | None = None  # a change is detected
+    outside_margin: bool | None = None  # the interval lies wholly outside ±margin
 
 
 def equivalence_verdict(interval: Interval, *, margin: float = 0.10) -> Equivalence:
-    """Judge a paired difference's 90% interval against ±margin.
+    """Judge a paired difference's 90% interval against ±margin, one rule everywhere:
 
-    ``equivalent`` when the interval lies inside the band, ``different`` when it
-    excludes zero, otherwise ``inconclusive``.
+    * ``equivalent``: the interval lies inside (-margin, +margin) (the seed's TOST rule);
+    * ``different``: otherwise, when the interval excludes 0 (a change is detected);
+    * ``inconclusive``: otherwise (the interval holds 0 and reaches past a margin);
+    * ``not_estimable``: no interval (fewer than two clusters, or no value).
+
+    ``excludes_zero`` and ``outside_margin`` (a change larger than the margin: the whole
+    interval beyond +margin or below -margin) are reported beside the verdict.
+
+    Example:
+        >>> from toolaudit.stats import Interval
+        >>> e = equivalence_verdict(Interval(-0.16, -0.30, -0.02, 0.90))
+        >>> e.verdict, e.excludes_zero, e.outside_margin
+        ('different', True, False)
     """
-    if np.isnan(interval.low):
-        verdict = "inconclusive"
-    elif -margin < interval.low and interval.high < margin:
+    if np.isnan(interval.low) or np.isnan(interval.high):
+        return Equivalence("not_estimable", margin, interval)
+    excludes_zero = bool(interval.low > 0 or interval.high < 0)
+    outside = bool(interval.low >= margin or interval.high <= -margin)
+    if -margin < interval.low and interval.high < margin:
         verdict = "equivalent"
-    elif interval.low > 0 or interval.high < 0:
+    elif excludes_zero:
         verdict = "different"
     else:
         verdict = "inconclusive"
-    return Equivalence(verdict, margin, interval)
+    return Equivalence(verdict, margin, interval, excludes_zero, outside)
