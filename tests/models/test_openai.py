@@ -244,3 +244,61 @@ def test_forced_request_and_logprob_check_the_forced_token():
     assert forced_logprob(resp(" wor"), token=" wor", source="t") == -2.5
     with pytest.raises(ModelError, match="could not force the token ' wor'"):
         forced_logprob(resp(" there"), token=" wor", source="t")
+
+
+def test_openai_client_waits_what_retry_after_asks(caplog):
+    # A local server answers 429 with Retry-After: 1 twice, then a completion: the client
+    # waits at least the asked second each time (backoff alone would be 0.01 s).
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    hits: list[float] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            hits.append(time.monotonic())
+            if len(hits) <= 2:
+                body, code, extra = (
+                    b'{"error": {"message": "slow down"}}',
+                    429,
+                    {"Retry-After": "1"},
+                )
+            else:
+                body, code, extra = (
+                    json.dumps(
+                        {
+                            "id": "c",
+                            "object": "text_completion",
+                            "created": 0,
+                            "model": "m",
+                            "choices": [{"index": 0, "text": " ok", "finish_reason": "stop"}],
+                        }
+                    ).encode(),
+                    200,
+                    {},
+                )
+            self.send_response(code)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            for k, v in extra.items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        lm = load_model(f"openai:m@{url}", max_retries=3, backoff=0.01, timeout=5.0)
+        assert lm.complete(["x"], max_tokens=1) == [" ok"]
+    finally:
+        server.shutdown()
+    assert len(hits) == 3
+    assert hits[1] - hits[0] >= 0.95 and hits[2] - hits[1] >= 0.95
+    assert sum("retry" in r.message for r in caplog.records) == 2

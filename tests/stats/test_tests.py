@@ -45,6 +45,7 @@ def test_cohen_kappa_known_answer():
     b = [1] * 20 + [0] * 5 + [1] * 10 + [0] * 15
     assert cohen_kappa(a, b) == pytest.approx(0.4)
     assert cohen_kappa(a, a) == 1.0
+    assert np.isnan(cohen_kappa(["x", "x"], ["x", "x"]))  # one label: undefined
 
 
 def test_cluster_bootstrap_resamples_whole_clusters():
@@ -61,3 +62,13 @@ def test_equivalence_verdicts():
     assert equivalence_verdict(Interval(0.0, -0.05, 0.05, 0.9)).verdict == "equivalent"
     assert equivalence_verdict(Interval(0.3, 0.2, 0.4, 0.9)).verdict == "different"
     assert equivalence_verdict(Interval(0.0, -0.2, 0.2, 0.9)).verdict == "inconclusive"
+
+
+def test_holm_reject_matches_the_step_down_rule():
+    from toolaudit.stats import holm_reject
+
+    # sorted p 0.01 < 0.05/3, 0.02 < 0.05/2, 0.04 < 0.05/1: all rejected
+    assert holm_reject([0.04, 0.01, 0.02], 0.05) == [True, True, True]
+    # 0.03 > 0.05/2 stops the procedure: only the smallest is rejected
+    assert holm_reject([0.01, 0.03, 0.04], 0.05) == [True, False, False]
+    assert holm_reject([float("nan"), 0.001], 0.05) == [False, True]

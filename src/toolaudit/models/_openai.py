@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import os
+import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,7 +68,8 @@ class OpenAIModel(NoChat):
         concurrency: parallel requests (a thread pool).
         timeout: seconds per request (``--request-timeout``, 30).
         max_retries: retries after a connection error, timeout, 429 or 5xx.
-        backoff: first retry delay in seconds; doubles each retry.
+        backoff: first retry delay in seconds; doubles each retry, plus up to ``backoff``
+            of random jitter; a server's ``Retry-After`` wins when it is longer.
         scoring: ``echo`` (completions with ``echo`` and ``logprobs``; vLLM, llama.cpp)
             or ``prompt_logprobs`` (vLLM's ``prompt_logprobs`` extension, which skips
             the echo path's per-token top-k sort).
@@ -158,7 +160,18 @@ class OpenAIModel(NoChat):
         return text
 
     def _call(self, fn: Callable[[], T], what: str) -> T:
+        """``fn()`` with retries (tenacity): after a connection error, a timeout, a 429 or
+        a 5xx, wait ``backoff * 2**n`` plus up to ``backoff`` of random jitter, or the
+        server's ``Retry-After`` when that is longer; at most ``max_retries`` retries, and
+        none that would start after ``max_retry_time`` seconds."""
         import openai
+        from tenacity import (
+            RetryError,
+            Retrying,
+            retry_if_exception_type,
+            stop_after_attempt,
+            stop_before_delay,
+        )
 
         retryable = (
             openai.APIConnectionError,
@@ -166,38 +179,56 @@ class OpenAIModel(NoChat):
             openai.RateLimitError,
             openai.InternalServerError,
         )
+        jitter = random.Random()  # timing only: results never depend on it
+
+        def wait(state: Any) -> float:
+            exponential = self.backoff * 2 ** (state.attempt_number - 1)
+            told = _retry_after(state.outcome.exception() if state.outcome else None)
+            return max(exponential + jitter.uniform(0, self.backoff), told)
+
+        def log(state: Any) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            logger.warning(
+                "%s: %s failed (%s); retry %d in %.1fs",
+                self.identity,
+                what,
+                type(exc).__name__,
+                state.attempt_number,
+                state.upcoming_sleep,
+            )
+
         start = time.monotonic()
-        for attempt in range(self.max_retries + 1):
-            try:
-                return fn()
-            except retryable as exc:
-                delay = self.backoff * 2**attempt
-                spent = time.monotonic() - start
-                if attempt == self.max_retries or spent + delay > self.max_retry_time:
-                    raise ModelError(
-                        f"{self.identity}: {what} failed after {attempt + 1} tries in "
-                        f"{spent:.0f}s ({type(exc).__name__}: {self._mask(_first_line(exc))}); "
-                        "check that the server is running at that URL and serves that model"
-                    ) from None
-                logger.warning(
-                    "%s: %s failed (%s); retry %d in %.1fs",
-                    self.identity,
-                    what,
-                    type(exc).__name__,
-                    attempt + 1,
-                    delay,
-                )
-                time.sleep(delay)
-            except openai.OpenAIError as exc:
-                refused = (
-                    openai.NotFoundError,
-                    openai.BadRequestError,
-                    openai.UnprocessableEntityError,
-                )
-                hint = SCORING_HINT if "scoring" in what and isinstance(exc, refused) else ""
-                raise ModelError(
-                    f"{self.identity}: {what} failed: {self._mask(_first_line(exc))}{hint}"
-                ) from None
+        retrying = Retrying(
+            retry=retry_if_exception_type(retryable),
+            stop=stop_after_attempt(self.max_retries + 1) | stop_before_delay(self.max_retry_time),
+            wait=wait,
+            before_sleep=log,
+            reraise=False,
+        )
+        try:
+            for attempt in retrying:  # ends after the first attempt that returns
+                with attempt:
+                    result = fn()
+            return result
+        except RetryError as err:
+            exc = err.last_attempt.exception() or err
+            tries = err.last_attempt.attempt_number
+            spent = time.monotonic() - start
+            raise ModelError(
+                f"{self.identity}: {what} failed after {tries} tries in "
+                f"{spent:.0f}s ({type(exc).__name__}: {self._mask(_first_line(exc))}); "
+                "check that the server is running at that URL and serves that model"
+            ) from None
+        except openai.OpenAIError as exc:  # not retryable: tenacity re-raises it at once
+            refused = (
+                openai.NotFoundError,
+                openai.BadRequestError,
+                openai.UnprocessableEntityError,
+            )
+            hint = SCORING_HINT if "scoring" in what and isinstance(exc, refused) else ""
+            raise ModelError(
+                f"{self.identity}: {what} failed: {self._mask(_first_line(exc))}{hint}"
+            ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _map(self, fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
@@ -348,6 +379,30 @@ class OpenAIModel(NoChat):
             return cut_at_stop(text, stop)
 
         return self._map(one, list(prompts))
+
+
+def _retry_after(exc: BaseException | None) -> float:
+    """Seconds a 429/503 answer asks the client to wait (``Retry-After`` as seconds or an
+    HTTP date, or ``retry-after-ms``); 0 when it asks nothing."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return 0.0
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000.0)
+        value = headers.get("retry-after")
+        if not value:
+            return 0.0
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            when = parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
 
 
 def _first_line(exc: BaseException) -> str:

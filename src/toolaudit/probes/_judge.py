@@ -61,13 +61,11 @@ def _flip_rate(pairs: list[tuple[str, bool]], *, seed: int) -> dict[str, Any]:
 
 
 def _kappa(a: Sequence[object], b: Sequence[object]) -> float | None:
-    """Cohen's κ by scikit-learn; None when it is undefined (one label on both sides)."""
-    from sklearn.metrics import cohen_kappa_score
+    """Cohen's κ (:func:`toolaudit.stats.cohen_kappa`, scikit-learn's); None when it is
+    undefined (one label on both sides)."""
+    from toolaudit.stats import cohen_kappa
 
-    if len(set(map(str, a)) | set(map(str, b))) < 2:
-        return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = float(cohen_kappa_score([str(x) for x in a], [str(y) for y in b]))
+    k = cohen_kappa(a, b)
     return None if np.isnan(k) else k
 
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from toolaudit.stats import Interval, equivalence_verdict, sign_test
+from toolaudit.stats import Interval, equivalence_verdict, holm_reject, sign_test
 
 Verdict = Literal["equivalent", "different", "inconclusive", "not_estimable"]
 TAU2_SUCCESS_TOL = 1e-6
@@ -100,19 +100,6 @@ def _verdict(equivalent: bool, different: bool) -> Verdict:
     return "different" if different else "inconclusive"
 
 
-def _holm_reject(pvalues: Sequence[float], alpha: float) -> list[bool]:
-    p = np.asarray(pvalues, dtype=float)
-    out = [False] * p.size
-    ok = np.flatnonzero(~np.isnan(p))
-    m = ok.size
-    for rank, i in enumerate(ok[np.argsort(p[ok], kind="stable")]):
-        if p[i] < alpha / (m - rank):
-            out[int(i)] = True
-        else:
-            break
-    return out
-
-
 def corrected_equivalence(
     family: Sequence[Replicates], *, margin: float, alpha: float = 0.05
 ) -> list[dict[str, Any]]:
@@ -132,8 +119,8 @@ def corrected_equivalence(
     m = sum(1 for r in family if r.reps.size)
     tost = [r.tost_p(margin) for r in family]
     diff = [r.diff_p() for r in family]
-    holm_eq = _holm_reject(tost, alpha)
-    holm_diff = _holm_reject(diff, alpha)
+    holm_eq = holm_reject(tost, alpha)
+    holm_diff = holm_reject(diff, alpha)
     level_b = 1.0 - 2.0 * alpha / max(1, m)
     out = []
     for r, pt, pd, he, hd in zip(family, tost, diff, holm_eq, holm_diff, strict=True):

@@ -17,6 +17,7 @@ from toolaudit.stats._tests import (
     cohen_kappa,
     equivalence_verdict,
     holm,
+    holm_reject,
     mcnemar_exact,
     sign_test,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "equivalence_verdict",
     "group_permutation_auroc",
     "holm",
+    "holm_reject",
     "mcnemar_exact",
     "paired_bootstrap_auroc_delta",
     "paired_permutation_auroc",

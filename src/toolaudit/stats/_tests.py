@@ -51,20 +51,25 @@ def bonferroni(pvalues: Sequence[float]) -> list[float]:
 
 
 def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
-    """Cohen's κ between two raters' labels on the same items."""
+    """Cohen's κ between two raters' labels on the same items: scikit-learn's
+    ``cohen_kappa_score`` on the labels as strings; ``nan`` where it is undefined (no
+    items, or a single label on both sides, where chance agreement is already 1).
+    """
     if len(a) != len(b) or not a:
         return float("nan")
-    cats = sorted(set(a) | set(b), key=str)
-    idx = {c: i for i, c in enumerate(cats)}
-    table = np.zeros((len(cats), len(cats)))
-    for x, y in zip(a, b, strict=True):
-        table[idx[x], idx[y]] += 1
-    n = table.sum()
-    po = np.trace(table) / n
-    pe = float((table.sum(0) * table.sum(1)).sum()) / n**2
-    if pe == 1.0:
-        return 1.0 if po == 1.0 else float("nan")
-    return float((po - pe) / (1 - pe))
+    x, y = [str(v) for v in a], [str(v) for v in b]
+    if len(set(x) | set(y)) < 2:
+        return float("nan")
+    from sklearn.metrics import cohen_kappa_score
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(cohen_kappa_score(x, y))
+
+
+def holm_reject(pvalues: Sequence[float], alpha: float) -> list[bool]:
+    """Holm's step-down rejections at family-wise level ``alpha`` (``nan`` never
+    rejected): exactly the hypotheses whose :func:`holm` adjusted p-value is below it."""
+    return [bool(v < alpha) for v in holm(pvalues)]  # nan < alpha is False
 
 
 def cluster_bootstrap(
