@@ -182,19 +182,28 @@ def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCall
     if mode == "plain":
         yield PlainProgress(description, every=SETTINGS.every)
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
+        MofNCompleteColumn(),  # "3/?" until the total is known, never "3/None"
         TimeElapsedColumn(),
         transient=True,
     ) as bar:
-        task = bar.add_task(description, total=None)
+        task = bar.add_task(escape(description), total=None)
 
         def cb(done: int, total: int, label: str) -> None:
-            bar.update(task, completed=done, total=total, description=f"{description} {label}")
+            # a label comes from the data (tool names): shown as text, never as markup
+            text = escape(f"{description} {safe_text(label)}")
+            bar.update(task, completed=done, total=total or None, description=text)
 
         yield cb
 

@@ -522,6 +522,33 @@ def _job(
     return fit_and_score(x_fit, y_fit, x_eval, lr, top_k=top_k, threads=threads)
 
 
+def job_label(tag: Any) -> str:
+    """A fit's tag in words for progress lines: ``("full", "char_wb_3_5", 0)`` is
+    "full trace, char 3-5, fold 1"; a bare fold index is "fold N".
+
+    >>> job_label(("full", "char_wb_3_5", 0)), job_label(("tool:get_order", "word_1_2", 2))
+    ('full trace, char 3-5, fold 1', 'tool:get_order, words 1-2, fold 3')
+    >>> job_label(4)
+    'fold 5'
+    """
+    from toolaudit.leakage._features import FEATURE_SETS
+
+    parts = tag if isinstance(tag, tuple) else (tag,)
+    words = []
+    for part in parts:
+        if isinstance(part, int):
+            words.append(f"fold {part + 1}")
+        elif part in FEATURE_SETS:
+            spec = FEATURE_SETS[part]
+            kind = "words" if spec.analyzer == "word" else "char"
+            words.append(f"{kind} {spec.ngram_range[0]}-{spec.ngram_range[1]}")
+        elif part == "full":
+            words.append("full trace")
+        else:
+            words.append(str(part))
+    return ", ".join(words)
+
+
 def run_jobs(
     jobs: Iterator[tuple[Any, tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix | None, int]]],
     lr: LRSpec,
@@ -561,7 +588,7 @@ def run_jobs(
         for i, (tag, res) in enumerate(run_on_client(client, _job, calls_, window=workers + 1)):
             done.append((tag, res))
             if progress is not None:
-                progress(i + 1, max(total, i + 1), str(tag))
+                progress(i + 1, max(total, i + 1), job_label(tag))
         return done
 
     def handed(
@@ -594,7 +621,7 @@ def run_jobs(
         for i, res in enumerate(results):
             out.append((tags[i], res))
             if progress is not None:
-                progress(i + 1, max(total, i + 1), str(tags[i]))
+                progress(i + 1, max(total, i + 1), job_label(tags[i]))
     return out
 
 

@@ -184,7 +184,7 @@ class OpenAIModel(NoChat):
         def wait(state: Any) -> float:
             exponential = self.backoff * 2 ** (state.attempt_number - 1)
             told = _retry_after(state.outcome.exception() if state.outcome else None)
-            return max(exponential + jitter.uniform(0, self.backoff), told)
+            return float(max(exponential + jitter.uniform(0, self.backoff), told))
 
         def log(state: Any) -> None:
             exc = state.outcome.exception() if state.outcome else None
