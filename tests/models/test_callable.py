@@ -23,3 +23,37 @@ def test_callable_without_loglikelihood_raises():
     lm = load_model("py:tests.models.toy_backend:no_scoring")
     with pytest.raises(ModelError, match="no 'loglikelihood'"):
         lm.loglikelihood([("a", "b")])
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        ([float("nan")], "is not finite"),
+        ([5.0], "is above 0"),
+        ([], "no log-probability for a non-empty continuation"),
+        ([float("inf")], "is not finite"),
+    ],
+)
+def test_impossible_log_probabilities_are_refused_where_they_enter(answer, says):
+    from tests.models import toy_backend
+
+    toy_backend.impossible.answer = answer
+    lm = load_model("py:tests.models.toy_backend:impossible")
+    with pytest.raises(ModelError, match=says):
+        lm.loglikelihood([("The capital of France is", " Paris")])
+
+
+def test_a_response_cache_holding_an_impossible_value_is_refused(tmp_path):
+    import sqlite3
+
+    from tests.models import toy_backend
+
+    toy_backend.impossible.answer = [-0.5]
+    cache = tmp_path / "c.sqlite"
+    lm = load_model("py:tests.models.toy_backend:impossible", cache=cache)
+    assert lm.loglikelihood([("a", " b")]) == [[-0.5]]
+    with sqlite3.connect(cache) as db:  # someone edits the cache by hand
+        db.execute("update responses set value = ?", ("[5.0]",))
+    again = load_model("py:tests.models.toy_backend:impossible", cache=cache)
+    with pytest.raises(ModelError, match="response cache"):
+        again.loglikelihood([("a", " b")])

@@ -23,3 +23,16 @@ echo_upper.loglikelihood = _ll  # type: ignore[attr-defined]
 def no_scoring(prompts: Sequence[str]) -> list[str]:
     """Generation only."""
     return ["x" for _ in prompts]
+
+
+def impossible(prompts: Sequence[str]) -> list[str]:
+    """A scorer that answers what no model can: set ``impossible.answer`` first."""
+    return ["x" for _ in prompts]
+
+
+def _impossible_ll(requests: Sequence[tuple[str, str]]) -> list[list[float]]:
+    return [list(impossible.answer) for _ in requests]  # type: ignore[attr-defined]
+
+
+impossible.loglikelihood = _impossible_ll  # type: ignore[attr-defined]
+impossible.answer = [-1.0]  # type: ignore[attr-defined]

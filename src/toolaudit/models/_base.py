@@ -131,6 +131,50 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
     return text[:cut]
 
 
+def checked_logprobs(
+    source: str, requests: Sequence[tuple[str, str]], scores: Sequence[Sequence[float]]
+) -> list[list[float]]:
+    """Log-probabilities read from outside the process (a server, a cache, a user's
+    function), checked where they enter: one list per request, finite, at most 0 (a
+    tolerance of 1e-6 for float rounding), and non-empty for a non-empty continuation.
+    Anything else raises :class:`ModelError` in one line naming ``source`` and the
+    request; nothing impossible reaches a reading.
+
+    >>> checked_logprobs("srv", [("a", " b")], [[-0.5]])
+    [[-0.5]]
+    >>> checked_logprobs("srv", [("a", " b")], [[5.0]])
+    Traceback (most recent call last):
+    ...
+    toolaudit.errors.ModelError: srv: log-probability 5.0 at token 0 of request 0 is above 0 (a log-probability is at most 0)
+    """
+    import math
+
+    if len(scores) != len(requests):
+        raise ModelError(f"{source}: {len(scores)} score lists for {len(requests)} requests")
+    out = []
+    for i, ((_, cont), row) in enumerate(zip(requests, scores, strict=True)):
+        try:
+            values = [float(v) for v in row]
+        except (TypeError, ValueError):
+            raise ModelError(f"{source}: request {i}: log-probabilities are not numbers") from None
+        if cont and not values:
+            raise ModelError(
+                f"{source}: request {i}: no log-probability for a non-empty continuation"
+            )
+        for j, v in enumerate(values):
+            if not math.isfinite(v):
+                raise ModelError(
+                    f"{source}: log-probability {v} at token {j} of request {i} is not finite"
+                )
+            if v > 1e-6:
+                raise ModelError(
+                    f"{source}: log-probability {v} at token {j} of request {i} is above 0 "
+                    "(a log-probability is at most 0)"
+                )
+        out.append(values)
+    return out
+
+
 def unsupported(identity: str, what: str, why: str) -> CapabilityError:
     """The one-line error of a backend asked for a capability it lacks."""
     return CapabilityError(f"{identity}: cannot {what}: {why}")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import DataError
-from toolaudit.models._base import Generation, LanguageModel
+from toolaudit.models._base import Generation, LanguageModel, checked_logprobs
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,8 @@ class CachedModel:
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Cached :meth:`LanguageModel.loglikelihood`."""
         reqs = [(str(c), str(k)) for c, k in requests]
-        return self._run("loglikelihood", {}, reqs, self.model.loglikelihood)
+        got = self._run("loglikelihood", {}, reqs, self.model.loglikelihood)
+        return checked_logprobs(f"{self.cache.path} (response cache)", reqs, got)
 
     def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()

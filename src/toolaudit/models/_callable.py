@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolaudit.errors import ModelError
-from toolaudit.models._base import Generation, NoChat, cut_at_stop, unsupported
+from toolaudit.models._base import Generation, NoChat, checked_logprobs, cut_at_stop, unsupported
 from toolaudit.models._toolcalls import parse_tool_calls
 
 
@@ -76,10 +76,10 @@ class CallableModel(NoChat):
                 "the function has no 'loglikelihood' attribute; give it "
                 "'loglikelihood(requests) -> list[list[float]]'",
             )
-        out = [[float(v) for v in row] for row in scorer(list(requests))]
+        out = list(scorer(list(requests)))
         if len(out) != len(requests):
             raise ModelError(f"{self.identity}.loglikelihood must return one list per request")
-        return out
+        return checked_logprobs(f"{self.identity}.loglikelihood", requests, out)
 
     def generate(
         self,

@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
-from toolaudit.models._base import Generation, NoChat, cut_at_stop
+from toolaudit.models._base import Generation, NoChat, checked_logprobs, cut_at_stop
 from toolaudit.models._echo import (
     EchoScores,
     echo_values,
@@ -241,7 +241,8 @@ class OpenAIModel(NoChat):
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token log-probabilities of each continuation (prompt echo with logprobs)."""
         client = self._get_client()
-        return self._map(lambda r: self._score_one(client, r[0], r[1]), list(requests))
+        scores = self._map(lambda r: self._score_one(client, r[0], r[1]), list(requests))
+        return checked_logprobs(f"{self.identity} (server answer)", requests, scores)
 
     def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
         prompt = context + continuation
