@@ -220,3 +220,15 @@ def test_probe_compare_text_says_no_task_differs_instead_of_nan(shared_data: Pat
     assert main(["probe", "compare", sim, sim]) == 0
     out = capsys.readouterr().out
     assert "sign test: no task differs" in out and "nan" not in out
+
+
+@pytest.mark.parametrize("spec", ["nosuch:x", "openai:m@http://[::1", "py:..evil:f"])
+def test_probe_run_bad_model_spec_writes_nothing(tmp_path: Path, capsys, spec) -> None:
+    # The spec is checked before the study folder is touched, so the corrected rerun
+    # into the same folder is not refused.
+    out = tmp_path / "study"
+    args = ["probe", "run", "--policies", "llm", "--tasks", "1", "--seeds", "1"]
+    assert main([*args, "--model", spec, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected" not in err
+    assert not out.exists()

@@ -118,6 +118,10 @@ def load_callable(target: str, **options: Any) -> CallableModel:
     module_name, _, attr = target.rpartition(":")
     if not module_name or not attr:
         raise ModelError(f"py: spec must be py:module:function; got 'py:{target}'")
+    if module_name.startswith(".") or not all(p.isidentifier() for p in module_name.split(".")):
+        raise ModelError(
+            f"py: {module_name!r} is not an absolute module name (py:package.module:function)"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -439,4 +439,20 @@ def load_openai(target: str, **options: Any) -> OpenAIModel:
         raise ModelError(
             f"openai: spec needs a model name, e.g. openai:gpt-4o-mini; got {target!r}"
         )
-    return OpenAIModel(model, url or os.environ.get("OPENAI_BASE_URL"), **options)
+    base = url or os.environ.get("OPENAI_BASE_URL")
+    if base:
+        _check_url(base, target)
+    return OpenAIModel(model, base, **options)
+
+
+def _check_url(url: str, target: str) -> None:
+    """One line for a server URL that cannot be a server's (scheme, host, port)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises on a malformed port or IPv6 literal
+    except ValueError as exc:
+        raise ModelError(f"openai:{target}: bad server URL {url!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelError(f"openai:{target}: bad server URL {url!r}; give http(s)://HOST[:PORT]/v1")

@@ -76,8 +76,20 @@ def run_probe_study(
         **(options or {}),
     }
     check_run_config(out_dir, config)
+    _check_model_specs(options or {})  # a bad --model or --judge-model writes nothing
     write_run_config(out_dir, config)
     return run_study(out_dir, specs, n_jobs=n_jobs, progress=progress, agents=agents)
+
+
+def _check_model_specs(options: Mapping[str, Any]) -> None:
+    """Build (without loading) the agent's and the judge's model from their specs, so a
+    malformed spec fails in one line before the study folder is touched."""
+    from toolaudit.models import load_model
+
+    for key in ("model", "judge_model"):
+        spec = options.get(key)
+        if isinstance(spec, str) and spec:
+            load_model(spec)
 
 
 def load_records(path: str | Path) -> list[Episode]:
