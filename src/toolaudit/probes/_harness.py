@@ -298,13 +298,13 @@ def run_study(
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_run_chunk)(p, agents) for p in parts
         )
-    with path.open("a", encoding="utf-8") as fh:
-        for lines in results:
-            for line in lines:
-                fh.write(line + "\n")
-            fh.flush()
-            finished += len(lines)
-            cb(finished, total, "runs")
+    for lines in results:
+        # opened per chunk: a file replaced under a long study (a checkout, a copy back
+        # from a backup) gets the next records, not an unlinked inode that dies with us
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write("".join(line + "\n" for line in lines))
+        finished += len(lines)
+        cb(finished, total, "runs")
     _canonicalise(path)
     return path
 
