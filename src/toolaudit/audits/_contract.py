@@ -15,15 +15,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from toolaudit.progress import Progress
 from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, Finding, ResultMeta, Section
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 class AuditResult(BaseModel):
@@ -120,7 +119,7 @@ class Audit(Protocol[ConfigT, ResultT]):
         """The configuration ``toolaudit demo`` runs (embedded defaults, small sizes)."""
         ...
 
-    def run(self, config: ConfigT, *, out_dir: Path, progress: ProgressFn | None = None) -> ResultT:
+    def run(self, config: ConfigT, *, out_dir: Path, progress: Progress | None = None) -> ResultT:
         """Run the audit; working files go under ``out_dir``; returns the typed result."""
         ...
 
@@ -164,3 +163,7 @@ def audit_sections(audit: Audit[Any, Any], result: AuditResult) -> list[Section]
         sections = [Section(audit.title)]
     sections[0].blocks[0:0] = notes
     return sections
+
+
+#: The progress callback of an audit run (``toolaudit.progress.Progress``).
+ProgressFn = Progress

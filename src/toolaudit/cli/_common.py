@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from toolaudit.errors import ConfigError
+from toolaudit.progress import Progress as ProgressCallback
 from toolaudit.report import clean_json as _clean
 
-ProgressCallback = Callable[[int, int, str], None]
 ProgressMode = Literal["auto", "rich", "plain", "off"]
 
 EXIT_OK = 0

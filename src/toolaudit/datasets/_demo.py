@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
 from toolaudit.datasets._identifiers import prefix_auroc
 from toolaudit.datasets._plan import plan_counts
 from toolaudit.datasets._tcr_shortcut import DATASET_NAME, write_tcr_shortcut
+from toolaudit.progress import Progress
 from toolaudit.report import Section
 
 __all__ = ["DEMO_SCALE", "counts_rows", "demo_sections"]
@@ -31,7 +31,7 @@ def demo_sections(
     *,
     data_root: Path | None = None,
     seed: int = 0,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[Section]:
     """Generate ``tcr-shortcut`` at scale 0.05 into ``out_dir/tcr-shortcut/`` and
     describe it (counts per group and split). ``data_root`` is unused: the benchmark

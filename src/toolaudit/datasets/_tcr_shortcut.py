@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +28,7 @@ from toolaudit.datasets._tcr_inputs import (
     sample_cdr3b,
 )
 from toolaudit.datasets._tcr_tools import TCR_TOOLS, ToolInputs, render_tools
+from toolaudit.progress import Progress
 from toolaudit.traces import ChatMessage, Example, ToolSection
 
 __all__ = [
@@ -67,8 +68,6 @@ TASK = (
 )
 POSITIVE_ANSWER = "<answer>9</answer>"
 NEGATIVE_ANSWER = "<answer>1</answer>"
-
-ProgressCallback = Callable[[int, int, str], None]
 
 
 class DatasetManifest(BaseModel):
@@ -165,7 +164,7 @@ def iter_tcr_shortcut(
     scale: float = 1.0,
     seed: int = 0,
     strength: float = STRENGTH,
-    progress: ProgressCallback | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[Example]:
     """Stream the benchmark's examples: cells in Table 2 order, labels shuffled within.
 
@@ -215,7 +214,7 @@ def write_tcr_shortcut(
     scale: float = 1.0,
     seed: int = 0,
     strength: float = STRENGTH,
-    progress: ProgressCallback | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """Write ``out_dir/examples.jsonl`` and ``out_dir/dataset.json``; return the JSONL path.
 

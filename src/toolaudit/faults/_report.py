@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from toolaudit.progress import Progress
 from toolaudit.report import Fallback, Finding
 
 
@@ -65,7 +65,7 @@ def demo_sections(
     *,
     data_root: Path | None,
     seed: int,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[Any]:
     """Demo size: 2 retail tasks (compact policy; arms clean, failed and the two falsified
     ones; k = 0..1) with the embedded model, or the shipped mini domain (recorded as a

@@ -18,10 +18,10 @@ from typing import Any, Literal
 from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.faults._replay import ARMS, Site, ToolStep, make_arms
 from toolaudit.faults._tasks import Candidate, domain_census, dropout_counts, episode_census
+from toolaudit.progress import Progress
 from toolaudit.traces import Domain
 
 logger = logging.getLogger(__name__)
-Progress = Callable[[int, int, str], None]
 DomainName = Literal["retail", "mini"]
 RETAIL_DIR = ("tau2", "domains", "retail")
 #: Options recorded in ``run_config.json``: a resume must match every one of them.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -21,12 +21,11 @@ from toolaudit.leakage._scoring import AurocSummary, one_class_groups, roc_curve
 from toolaudit.leakage._tokenclass import ProvenanceEntry, describe_terms, token_classes
 from toolaudit.leakage._tron import class_grouped
 from toolaudit.leakage._verdict import ScoredScope, decide, verdict_sentence
+from toolaudit.progress import Progress
 from toolaudit.report import Fallback, Finding, record_fallback
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +230,7 @@ def run_leakage(
     examples: Sequence[Example],
     config: LeakageConfig | None = None,
     *,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     scores_out: dict[tuple[str, str], np.ndarray] | None = None,
 ) -> LeakageResult:
     """Run the PT2D audit (seed Stage 1) on labelled examples.
@@ -261,7 +260,7 @@ def _run(
     examples: Sequence[Example],
     cfg: LeakageConfig,
     *,
-    progress: ProgressFn | None,
+    progress: Progress | None,
     client: Any,
     scores_out: dict[tuple[str, str], np.ndarray] | None = None,
 ) -> LeakageResult:

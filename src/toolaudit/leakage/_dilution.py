@@ -15,7 +15,7 @@ K slots are appended after the carrier; each K is refit for several seeds.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,14 +29,13 @@ from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._scoring import summarize
 from toolaudit.leakage._tron import class_grouped
 from toolaudit.leakage._words import csr_arrays
+from toolaudit.progress import Progress
 from toolaudit.stats import auroc
 
 if TYPE_CHECKING:
     from toolaudit.leakage._audit import LeakageConfig, ScopeResult
 
 logger = logging.getLogger(__name__)
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 def _spec(cfg: LeakageConfig, name: str) -> FeatureSpec:
@@ -146,7 +145,7 @@ def run_dilution(
     classes: Sequence[TokenClass],
     *,
     known: dict[frozenset[str], np.ndarray] | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     client: Any = None,
     free_sections: bool = False,
 ) -> dict[str, Any]:
@@ -208,7 +207,7 @@ def _synthetic(
     carrier: str,
     pool_tools: list[str],
     known: dict[frozenset[str], np.ndarray],
-    progress: ProgressFn | None,
+    progress: Progress | None,
     client: Any = None,
     free_sections: bool = False,
 ) -> dict[str, Any]:

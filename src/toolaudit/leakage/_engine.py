@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -41,14 +41,13 @@ from toolaudit.leakage._kernels import (
 )
 from toolaudit.leakage._tron import FitMatrix, index_type
 from toolaudit.leakage._words import CorpusSpec, WordCorpus, csr_arrays
+from toolaudit.progress import Progress
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
 
 #: Rows per block when an eval matrix is built in blocks.
 BLOCK_ROWS = 1024
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +107,7 @@ class PT2DEngine:
         examples: Sequence[Example],
         specs: Sequence[FeatureSpec],
         *,
-        progress: ProgressFn | None = None,
+        progress: Progress | None = None,
         columns: ToolColumns | None = None,
         threads: int | None = None,
     ) -> None:
@@ -557,7 +556,7 @@ def run_jobs(
     backend: str | None = None,
     client: Any = None,
     total: int = 0,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     threads: int = 1,
 ) -> list[tuple[Any, FitOutput]]:
     """Run independent fits; ``jobs`` yields ``(tag, (x_fit, y_fit, x_eval, top_k))``.

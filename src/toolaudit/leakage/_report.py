@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from toolaudit.leakage._verdict import outcome_note, verdict_sentence
+from toolaudit.progress import Progress
 from toolaudit.report import Fallback, Finding, Section, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
 
-ProgressFn = Callable[[int, int, str], None]
 _FEATURE_ORDER = ("word_1_2", "char_wb_2_5", "char_wb_3_5")
 _DEMO_SCALE = 0.05
 
@@ -315,7 +314,7 @@ def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
 
 
 def demo_sections(
-    out_dir: Path, *, data_root: Path | None, seed: int, progress: ProgressFn
+    out_dir: Path, *, data_root: Path | None, seed: int, progress: Progress
 ) -> list[Section]:
     """Leakage on the controlled benchmark at demo size (``out_dir/tcr-shortcut``, scale
     0.05, generated when absent) with a reduced dilution grid; writes

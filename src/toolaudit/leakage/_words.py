@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +37,11 @@ from toolaudit.leakage._ngrams import (
     bigram_keys,
     char_wb_chunk,
 )
+from toolaudit.progress import Progress
 
 logger = logging.getLogger(__name__)
 
 Analyzer = str  # "word" or "char_wb"
-ProgressFn = Callable[[int, int, str], None]
 
 _ROW_SHIFT = np.int64(32)
 
@@ -133,7 +133,7 @@ class WordCorpus:
         sections: dict[str, list[str]],
         spec: CorpusSpec,
         *,
-        progress: ProgressFn | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.spec = spec
         self.n_rows = len(next(iter(sections.values()))) if sections else 0

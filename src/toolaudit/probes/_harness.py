@@ -24,13 +24,13 @@ from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config
 from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
 from toolaudit.probes._verifier import CompositeVerifier, Verifier
+from toolaudit.progress import Progress
 from toolaudit.traces import Episode, Message, ToolCall
 
 logger = logging.getLogger(__name__)
 
 SUITE = "researchops"
 SUITE_VERSION = 1
-Progress = Callable[[int, int, str], None]
 AgentFactories = Mapping[str, Callable[[], Agent]]
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolaudit.probes._judge import VerdictRecord
+from toolaudit.progress import Progress
 from toolaudit.traces import Episode, Message
 
 logger = logging.getLogger(__name__)
@@ -144,7 +145,7 @@ def judge_records(
     *,
     out_path: str | Path | None = None,
     load: Callable[[str], Any] | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[VerdictRecord]:
     """Ask a real judge for every (record, view, repeat) and return the verdict records.
 

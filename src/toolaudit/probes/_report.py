@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from toolaudit.probes._analysis import PROBES
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import compare_findings, sentence
 from toolaudit.probes._mutations import MUTATED
+from toolaudit.progress import Progress
 from toolaudit.report import Fallback, Finding, Section, fmt, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
@@ -361,7 +361,7 @@ def demo_sections(
     *,
     data_root: Path | None,
     seed: int,
-    progress: Callable[[int, int, str], None],
+    progress: Progress,
 ) -> list[Section]:
     """Run the controlled study into ``out_dir/probe`` and, when ``data_root`` holds the
     two retail test40 files, their paired comparison; return the report sections."""

@@ -9,7 +9,7 @@ stratified bootstrap interval over the same rows, and a paired permutation p-val
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import LanguageModel
+from toolaudit.progress import Progress
 from toolaudit.redaction._apply import LOCATIONS, RedactionResidualError, redact_examples
 from toolaudit.redaction._scoring import INVALID_SCORE, SCORINGS, Scoring, score_rows
 from toolaudit.report import Fallback, record_fallback
@@ -30,8 +31,6 @@ from toolaudit.tokens import TokenClass
 from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +145,7 @@ def run_redaction(
     seed: int = 0,
     n_boot: int = 2000,
     batch_rows: int = 8,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
 ) -> RedactionResult:
     """Evaluate ``model`` on the original rows and on each class's redacted copy.
 

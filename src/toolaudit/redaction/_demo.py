@@ -4,9 +4,9 @@ contract (:data:`~toolaudit.redaction.REDACTION_AUDIT`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
+from toolaudit.progress import Progress
 from toolaudit.redaction._contract import (
     DEMO_SCALE,
     REDACTION_AUDIT,
@@ -23,7 +23,7 @@ def demo_sections(
     *,
     data_root: Path | None,
     seed: int,
-    progress: Callable[[int, int, str], None],
+    progress: Progress,
     scale: float = DEMO_SCALE,
 ) -> list[Section]:
     """Run the redaction audit on the controlled benchmark (``scale``) with the controlled

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from toolaudit.errors import ConfigError, ModelError
 from toolaudit.models import LanguageModel, example_text
+from toolaudit.progress import Progress
 from toolaudit.traces import Example
 
 Scoring = Literal["options", "yesno", "generate"]
@@ -34,8 +35,6 @@ ANSWER_OPEN = "<answer>"
 ANSWER_CLOSE = "</answer>"
 INVALID_SCORE = 0.5
 _ANSWER = re.compile(r"<answer>\s*(\d{1,3})\s*(?:</answer>|\Z)")
-
-ProgressFn = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +138,7 @@ def score_rows(
     scoring: Scoring = "options",
     batch_rows: int = 8,
     max_tokens: int = 24,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     label: str = "",
 ) -> RowScores:
     """Score every row with ``model`` in batches of ``batch_rows`` (progress after each).

@@ -4,9 +4,9 @@ root and report one table (results in ``traces.json``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
+from toolaudit.progress import Progress
 from toolaudit.report import Section, run_metadata, write_results
 from toolaudit.traces._inspect import TraceSummary, inspect_path
 
@@ -41,7 +41,7 @@ def demo_sections(
     *,
     data_root: Path | None,
     seed: int,
-    progress: Callable[[int, int, str], None],
+    progress: Progress,
 ) -> list[Section]:
     """Inspect the public tau2-bench / tau-bench files under ``data_root``.
 
