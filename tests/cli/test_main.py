@@ -69,3 +69,24 @@ def test_a_closed_output_pipe_ends_quietly(shared_data, reader):
     lines = done.stderr.strip().splitlines()
     assert lines == [lines[-1]], done.stderr  # nothing but the exit status
     assert lines[-1] == ("141" if reader == "head -c 0" else lines[-1]) in ("0", "141")
+
+
+def test_two_conversions_into_one_file_do_not_share_a_temporary_name(tmp_path, shared_data):
+    # Each writer gets its own ".NAME.XXXX.partial" beside the target; both finish, the
+    # file holds one whole conversion, no temporary file is left, permissions are plain.
+    import concurrent.futures
+    import json
+    import os
+
+    sim = shared_data / "tau2" / "simulations" / "airline__gpt-4.1__user-gpt-4.1__test20x1.json"
+    out = tmp_path / "runs.jsonl"
+    args = ["traces", "convert", str(sim), "--to", "episodes", "--out", str(out)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        codes = list(pool.map(lambda _: main(list(args)), range(2)))
+    assert codes == [0, 0]
+    lines = out.read_text().splitlines()
+    assert len(lines) == 20 and all(json.loads(x)["task_id"] for x in lines)
+    assert [p.name for p in tmp_path.iterdir()] == ["runs.jsonl"]
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask

@@ -62,7 +62,9 @@ def write_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CO
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     text = json.dumps(_normal(config), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    tmp = path.with_name(path.name + ".partial")
+    from toolaudit.cli._common import temp_beside
+
+    tmp = temp_beside(path)  # a unique name: no two writers share it
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
     return path

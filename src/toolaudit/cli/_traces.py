@@ -14,6 +14,7 @@ from toolaudit.cli._common import (
     load_mapping,
     print_json,
     safe_text,
+    temp_beside,
 )
 from toolaudit.cli._validate import finite_float, output_file
 from toolaudit.errors import ConfigError
@@ -152,8 +153,9 @@ def _convert(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             counts=counts,
         )
-    # Write beside the target and rename, so bad input never leaves a truncated file.
-    tmp = out.with_name(out.name + ".partial")
+    # Write beside the target and rename, so bad input never leaves a truncated file; the
+    # temporary name is unique, so two conversions into one file never share it.
+    tmp = temp_beside(out)
     try:
         written = write_jsonl(tmp, records)
         tmp.replace(out)
