@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,13 +283,13 @@ def run_faults(
     done = read_done(rows_path)
     todo = [c for c in chosen if c.task_id not in done]
 
-    def finished(cand: Candidate, record: dict[str, Any]) -> None:
+    def finished(cand: Candidate, record: dict[str, Any], cpu: float) -> None:
         with rows_path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record, sort_keys=True) + "\n")
         done[cand.task_id] = record
         logger.info("task %s scored (%d/%d)", cand.task_id, len(done), len(chosen))
-        if progress:
-            progress(len(done), len(chosen), f"task {cand.task_id}")
+        if progress:  # the task's own CPU time: what a task costs, whatever the load
+            progress(len(done), len(chosen), f"task {cand.task_id} ({cpu:.0f} CPU s)")
 
     if progress:
         progress(len(chosen) - len(todo), len(chosen), "start")
@@ -297,7 +298,9 @@ def run_faults(
     elif todo:
         reader = Reader.load(model, config.model, policy=policy, device=config.device)
         for cand in todo:
-            finished(cand, score_task(cand, config, reader, db=domain.db))
+            start = time.process_time()
+            record = score_task(cand, config, reader, db=domain.db)
+            finished(cand, record, time.process_time() - start)
     if progress:
         progress(len(chosen), len(chosen), "done")
     order = {c.task_id: i for i, c in enumerate(candidates)}
@@ -371,8 +374,12 @@ def _worker_init(spec: str, policy: str, device: str) -> None:
     _WORKER["reader"] = Reader.load(None, spec, policy=policy, device=device)
 
 
-def _worker_rows(traj: Any, site: Site, payloads: Any, k_max: int) -> list[dict[str, Any]]:
-    return list(_WORKER["reader"].task_rows(traj, site, payloads, k_max=k_max))
+def _worker_rows(
+    traj: Any, site: Site, payloads: Any, k_max: int
+) -> tuple[list[dict[str, Any]], float]:
+    start = time.process_time()
+    rows = list(_WORKER["reader"].task_rows(traj, site, payloads, k_max=k_max))
+    return rows, time.process_time() - start
 
 
 def _score_in_workers(
@@ -380,10 +387,11 @@ def _score_in_workers(
     config: FaultsConfig,
     policy: str,
     db: Any,
-    finished: Callable[[Candidate, dict[str, Any]], None],
+    finished: Callable[[Candidate, dict[str, Any], float], None],
 ) -> None:
     """Score ``todo`` in ``config.workers`` processes; each finished task is handed to
-    ``finished`` (written at once) in the order the tasks finish."""
+    ``finished`` (written at once, with the worker's CPU seconds for it) in the order the
+    tasks finish."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -404,7 +412,8 @@ def _score_in_workers(
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in ready:
                     cand, payloads, skipped = pending.pop(fut)
-                    finished(cand, task_record(cand, fut.result(), payloads, skipped))
+                    rows, cpu = fut.result()
+                    finished(cand, task_record(cand, rows, payloads, skipped), cpu)
         except BaseException:  # a failed task or an interrupt: stop, keep what is written
             pool.shutdown(wait=False, cancel_futures=True)
             raise
