@@ -118,6 +118,10 @@ def test_probe_compare_fail_on_different_exits_3(
     capsys.readouterr()
     assert main(["probe", "compare", str(a), str(b), "--fail-on", "worse"]) == 2
     assert "invalid choice: 'worse'" in capsys.readouterr().err
+    # under -q the failing gate is still named: a CI log says why it failed
+    code = main(["-q", "probe", "compare", str(a), str(b), "--json", "--fail-on", "different"])
+    assert code == EXIT_FINDING
+    assert capsys.readouterr().err == "toolaudit: --fail-on different: finding present (exit 3)\n"
 
 
 def test_config_replays_a_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -229,14 +229,13 @@ def add_fail_on(parser: argparse.ArgumentParser, findings: Mapping[str, str]) ->
 
 def gate_exit(args: argparse.Namespace, present: Iterable[str]) -> int:
     """The exit code of a finished run: ``EXIT_FINDING`` when one of ``--fail-on`` is
-    among ``present`` (the run's findings), else 0. Logs which gate matched."""
-    import logging
-
+    among ``present`` (the run's findings), else 0. The gate that matched is named on
+    stderr in one line, also under ``-q``: a CI log must say why it failed."""
     wanted = getattr(args, "fail_on", None) or []
     hit = [f for f in wanted if f in set(present)]
     if hit:
-        logging.getLogger("toolaudit.cli").warning(
-            "--fail-on %s: finding present (exit %d)", ", ".join(hit), EXIT_FINDING
+        sys.stderr.write(
+            f"toolaudit: --fail-on {', '.join(hit)}: finding present (exit {EXIT_FINDING})\n"
         )
         return EXIT_FINDING
     return EXIT_OK
