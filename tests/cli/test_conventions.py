@@ -262,3 +262,13 @@ def test_plain_progress_shortens_long_labels_and_shows_control_characters() -> N
     assert first.startswith("x: 1/1 (100%) tool_0+tool_1") and "...; elapsed 0s" in first
     assert len(first) < 120
     assert second == "x: 1/1 (100%) evil\\x1b[31m; elapsed 0s"
+
+
+def test_help_shows_every_default(capsys: pytest.CaptureFixture[str]) -> None:
+    # an option with a value shows it (0 included), unless its help already states it
+    with pytest.raises(SystemExit):
+        main(["faults", "run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "seed (falsified payment ids) (default: 0)" in text
+    assert "(default: 3)" in text and "(default: cpu)" in text
+    assert "(default: None)" not in text and "(default: False)" not in text

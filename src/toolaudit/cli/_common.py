@@ -86,6 +86,27 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(_clean(obj), indent=2, sort_keys=True) + "\n")
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions as written, and every option's default shown: ``(default: X)`` is
+    appended unless the help already states it, or there is no value to show (a flag,
+    ``None``, an empty list)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text.lower()
+            or default is None
+            or default is False  # a flag (0 is a value and is shown)
+            or default is argparse.SUPPRESS
+            or (isinstance(default, list | tuple) and not default)
+            or isinstance(action, argparse._HelpAction | argparse._VersionAction)
+            or not action.option_strings
+        ):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def add_parser(
     sub: Any, name: str, *, help: str, example: str, description: str | None = None
 ) -> argparse.ArgumentParser:
@@ -95,7 +116,7 @@ def add_parser(
         help=help,
         description=description or help,
         epilog=f"Example:\n  {example}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
 
 

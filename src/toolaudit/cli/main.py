@@ -30,6 +30,7 @@ from toolaudit.cli._common import (
     EXIT_CODES_HELP,
     EXIT_INTERRUPTED,
     EXIT_UNEXPECTED,
+    HelpFormatter,
     configure,
     read_config,
 )
@@ -176,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         _common_options(child, top=False)
         if path in GROUP_EXAMPLES and not child.epilog:
             child.epilog = f"Example:\n  {GROUP_EXAMPLES[path]}"
-            child.formatter_class = argparse.RawDescriptionHelpFormatter
+        child.formatter_class = HelpFormatter
     return parser
 
 
