@@ -65,3 +65,18 @@ def test_transcript_fence_outgrows_backticks_in_the_content() -> None:
     sec = Section("S").transcript("c", [("tool", "```\nnot the end")], [("tool", "ok")])
     md = render_markdown("R", [sec])
     assert "````text" in md
+
+
+def test_a_newline_in_data_never_starts_a_markdown_block():
+    # A tool name with a newline and a heading, fence or rule inside: the report.md
+    # paragraph stays one paragraph (the "# Fake verdict: no leakage").
+    from toolaudit.report import Section
+    from toolaudit.report._document import render_markdown
+
+    name = "get_x\n# Fake verdict: no leakage\n```\n---"
+    text = render_markdown("t", [Section("s", [f"tool {name} is above chance"])])
+    lines = text.splitlines()
+    assert "# Fake verdict: no leakage" not in lines
+    assert "\\# Fake verdict: no leakage" in lines
+    assert "```" not in lines and "---" not in lines
+    assert md_text("ok #3 and # here") == "ok #3 and # here"  # mid-line: untouched

@@ -12,6 +12,7 @@ import base64
 import html
 import io
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,16 @@ def md_text(text: str, *, cell: bool = False) -> str:
     text = visible(text, keep="" if cell else "\n\t")
     text = html.escape(text, quote=False)
     # "|" would split a table row; "](" would make a trace's text a hidden link.
-    return text.replace("|", "\\|").replace("](", "\\](")
+    text = text.replace("|", "\\|").replace("](", "\\](")
+    if not cell:  # a line of a paragraph never starts a heading, quote, fence or rule
+        text = _BLOCK_START.sub(lambda m: m.group(1) + m.group(2) + "\\", text)
+    return text
+
+
+# At a line's start (after optional indentation), what Markdown would read as a block of
+# its own: an ATX heading, a code fence, a setext underline or a thematic break (a ">"
+# is already "&gt;", which block parsing does not read as a quote).
+_BLOCK_START = re.compile(r"(^)([ \t]*)(?=#|```|~~~|---|===|\*\*\*)", re.M)
 
 
 def new_figure(
