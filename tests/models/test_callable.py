@@ -57,3 +57,19 @@ def test_a_response_cache_holding_an_impossible_value_is_refused(tmp_path):
     again = load_model("py:tests.models.toy_backend:impossible", cache=cache)
     with pytest.raises(ModelError, match="response cache"):
         again.loglikelihood([("a", " b")])
+
+
+def test_models_generate_prints_a_servers_escape_bytes_visibly(tmp_path, capsys):
+    # A reply full of terminal escapes (a hidden hyperlink, colours) is printed with the
+    # control characters written out, never sent raw to the terminal.
+    import json
+
+    from toolaudit.cli.main import main
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    spec = "py:tests.models.toy_backend:impossible"
+    assert main(["models", "generate", spec, "--messages", str(chat)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]8;;http://evil.example\\x07click" in out

@@ -36,3 +36,10 @@ def _impossible_ll(requests: Sequence[tuple[str, str]]) -> list[list[float]]:
 
 impossible.loglikelihood = _impossible_ll  # type: ignore[attr-defined]
 impossible.answer = [-1.0]  # type: ignore[attr-defined]
+
+
+def _escape_chat(messages: list[dict[str, str]], tools: list[dict[str, str]]) -> str:
+    return "\x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \x1b[31mred\x1b[0m"
+
+
+impossible.chat = _escape_chat  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from toolaudit.cli._common import add_parser, print_json
 from toolaudit.cli._validate import finite_float, output_file, positive_int, seed
 from toolaudit.errors import DataError
 from toolaudit.models import TRUNCATE
+from toolaudit.report import visible
 
 
 def register(sub: Any) -> None:
@@ -268,7 +269,7 @@ def _generate(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"model": lm.identity, "prompt": args.prompt, "completion": text})
         else:
-            sys.stdout.write(text + "\n")
+            sys.stdout.write(visible(text, keep="\n\t") + "\n")
         return 0
     messages = _read_json_list(args.messages, "messages")
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
@@ -284,9 +285,9 @@ def _generate(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"model": lm.identity, **gen.to_dict()})
     else:
-        sys.stdout.write(gen.raw + "\n")
+        sys.stdout.write(visible(gen.raw, keep="\n\t") + "\n")  # no raw escapes on a terminal
         for err in gen.parse_errors:
-            sys.stdout.write(f"unparsed tool call: {err}\n")
+            sys.stdout.write(f"unparsed tool call: {visible(err)}\n")
     return 0
 
 

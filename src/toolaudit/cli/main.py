@@ -310,6 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = logging.getLogger()
         level = _log_level(args)
         logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+        # Python warnings (matplotlib's "Glyph missing" for a tool name...) go through the
+        # same handler, so their text is shown with control characters made visible
+        logging.captureWarnings(True)
         root.setLevel(level)
         # numba's compiler logs every pass at DEBUG; its warnings still show
         logging.getLogger("numba").setLevel(max(level, logging.INFO))
