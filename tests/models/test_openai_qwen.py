@@ -12,6 +12,7 @@ import pytest
 
 from tests.models.conftest import LLAMA_KEY_ENV, QWEN_ALIAS
 from tests.models.test_openai import MIN_CORR, PER_TEXT_TOL, POOLED_TOL
+from toolaudit.errors import ModelError
 from toolaudit.models import Generation, load_model, score_agreement
 
 pytestmark = [pytest.mark.llama, pytest.mark.model]
@@ -60,3 +61,48 @@ def test_qwen_server_chat_reply_is_the_parsed_tool_call(qwen_server_model):
     ]
     assert gen.finish_reason == "tool_calls" and gen.parse_errors == ()
     assert qwen_server_model.capabilities == frozenset({"loglikelihood", "generate", "tools"})
+
+
+# -- tokenizer=: the chat rendered here, checked against the server's own template -----
+def _with_tokenizer(url: str, **extra: str):
+    options = ",".join(f"{k}={v}" for k, v in extra.items())
+    spec = f"openai:{QWEN_ALIAS}@{url},tokenizer=embedded:qwen" + (f",{options}" if options else "")
+    return load_model(spec, api_key_env=LLAMA_KEY_ENV, concurrency=1, timeout=600.0, max_retries=0)
+
+
+def test_tokenizer_renders_as_the_server_template_does(qwen_llama_server, qwen):
+    from tests.models.test_chat import ASK, TOOLS
+
+    lm = _with_tokenizer(qwen_llama_server)
+    assert "render" in lm.capabilities
+    # The first rendered chat is sent to the server's chat endpoint: its prompt token
+    # count equals the local rendering's, or render() stops.
+    assert lm.render(ASK, TOOLS) == qwen.render(ASK, TOOLS)
+
+
+def test_a_server_template_that_differs_is_refused_with_its_cause(qwen_llama_server):
+    from tests.models.test_chat import HISTORY, TOOLS
+
+    # llama-cpp-python's server hands tool-call arguments to the template as JSON text
+    # (transformers and vLLM parse them), so a history with a tool call renders otherwise.
+    with pytest.raises(ModelError, match="arguments into the template as JSON text"):
+        _with_tokenizer(qwen_llama_server).render(HISTORY, TOOLS)
+    lm = _with_tokenizer(qwen_llama_server, check_template="false")
+    assert lm.render(HISTORY, TOOLS)  # goes on, with a warning
+
+
+def test_tokenizer_scores_and_replies_agree_with_in_process(qwen_llama_server, qwen):
+    from tests.models.test_chat import ASK, TOOLS
+
+    lm = _with_tokenizer(qwen_llama_server)
+    served = lm.loglikelihood(TEXTS)
+    local = qwen.loglikelihood(TEXTS)
+    for a, b in zip(served, local, strict=True):
+        assert len(a) == len(b)
+    agree = score_agreement(served, local)
+    assert agree.max_text_delta <= PER_TEXT_TOL
+    assert agree.correlation >= MIN_CORR
+    gen = lm.generate(ASK, TOOLS, max_tokens=48)
+    assert [(c.name, c.arguments) for c in gen.tool_calls] == [
+        ("get_order_details", {"order_id": "#W2378156"})
+    ]

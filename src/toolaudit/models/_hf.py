@@ -15,7 +15,6 @@ raises :class:`ContextLengthError` unless ``truncate`` is ``left`` or ``middle``
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from toolaudit.errors import MissingDependencyError, ModelError
 from toolaudit.models._base import Generation, unsupported
 from toolaudit.models._context import TruncationCounter, check_truncate, fit_context
+from toolaudit.models._template import normalize_messages
 
 logger = logging.getLogger(__name__)
 
@@ -40,31 +40,6 @@ def _path_digest(path: str) -> str:
         elif f.suffix in {".safetensors", ".bin", ".json", ".model"}:
             h.update(f"{f.name}:{f.stat().st_size}".encode())
     return h.hexdigest()[:16]
-
-
-def _normalize_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copies with tool-call arguments as objects (templates ``tojson`` them)."""
-    out = []
-    for m in messages:
-        m = dict(m)
-        calls = m.get("tool_calls")
-        if calls:
-            fixed = []
-            for tc in calls:
-                tc = dict(tc)
-                fn = dict(tc.get("function") or {})
-                if isinstance(fn.get("arguments"), str):
-                    try:
-                        fn["arguments"] = json.loads(fn["arguments"] or "{}")
-                    except json.JSONDecodeError:
-                        pass  # rendered as the string it is
-                tc["function"] = fn
-                fixed.append(tc)
-            m["tool_calls"] = fixed
-        if m.get("content") is None:
-            m["content"] = ""
-        out.append(m)
-    return out
 
 
 class HFModel:
@@ -296,7 +271,7 @@ class HFModel:
         kwargs: dict[str, Any] = {"tokenize": False, "add_generation_prompt": add_generation_prompt}
         if tools:
             kwargs["tools"] = list(tools)
-        return str(tok.apply_chat_template(_normalize_messages(messages), **kwargs))
+        return str(tok.apply_chat_template(normalize_messages(messages), **kwargs))
 
     def _as_prompt(self, text: str) -> str:
         return self.render([{"role": "user", "content": text}]) if self.chat else text

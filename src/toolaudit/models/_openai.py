@@ -12,6 +12,19 @@ must be listed: an echo without it is misaligned (llama-cpp-python on a model wi
 ``<bos>``, see :mod:`toolaudit.models._echo`), and each continuation token is then scored
 by a completion of the text before it with that token forced.
 
+With ``tokenizer=`` (a local copy of the served model's tokenizer and chat template: a
+model folder, a GGUF file or ``embedded:qwen``; see :mod:`toolaudit.models._template`)
+the backend also renders chats, so the faults audit and anything else that needs the
+exact text runs against the server. Scoring then sends token ids, not text: the
+continuation's tokens are exactly the in-process backends' tokens (never merged across
+the boundary), read by position from the echo (or vLLM's ``prompt_logprobs``), or by
+forced completions where the echo is misaligned; generation renders the chat here and
+completes the token ids, so the reply follows the model's own template whatever template
+the server would apply. The first request checks the local tokenizer against the server:
+the server's ``usage.prompt_tokens`` for a text must equal the local token count, and for
+a chat sent to its chat endpoint, the count of the locally rendered chat (one line and a
+stop when either differs).
+
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``api_key_env``) when the client is first needed. It is never part of ``identity``,
 never logged, and is masked in every error message.
@@ -28,19 +41,31 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
-from toolaudit.models._base import Generation, NoChat, checked_logprobs, cut_at_stop
+from toolaudit.models._base import (
+    Generation,
+    NoChat,
+    checked_logprobs,
+    cut_at_stop,
+    unsupported,
+)
 from toolaudit.models._echo import (
     EchoScores,
+    echo_by_position,
     echo_values,
+    forced_id_request,
     forced_logprob,
     forced_request,
+    prompt_logprobs_by_id,
     prompt_logprobs_of,
     read_echo,
 )
 from toolaudit.models._toolcalls import calls_from_openai, parse_tool_calls
+
+if TYPE_CHECKING:
+    from toolaudit.models._template import ServedTokenizer
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -75,6 +100,12 @@ class OpenAIModel(NoChat):
             the echo path's per-token top-k sort).
         max_retry_time: no retry starts once this many seconds have passed since the
             first try (so a dead server costs at most about this plus one timeout).
+        tokenizer: the served model's tokenizer and chat template (a model folder, a
+            ``tokenizer.json``, a ``.gguf`` file or ``embedded:qwen``): enables ``render``
+            and token-exact scoring and generation (see the module docstring).
+        check_template: stop (default) when the server's own template makes another
+            token count of the first chat than the local rendering; ``False`` logs a
+            warning and goes on.
 
     Example:
         >>> lm = OpenAIModel("gemma3-270m", "http://localhost:8080/v1")  # doctest: +SKIP
@@ -83,7 +114,8 @@ class OpenAIModel(NoChat):
 
     no_render = (
         "an OpenAI-compatible server applies its own chat template and does not return "
-        "the rendered text; load the same model with hf:PATH to render"
+        "the rendered text; give the served model's tokenizer, e.g. "
+        "openai:MODEL@URL,tokenizer=PATH_TO_MODEL_FOLDER (or a .gguf, or embedded:qwen)"
     )
 
     def __init__(
@@ -99,6 +131,8 @@ class OpenAIModel(NoChat):
         backoff: float = 0.5,
         max_retry_time: float = 120.0,
         scoring: Scoring = "echo",
+        tokenizer: str | None = None,
+        check_template: bool = True,
     ) -> None:
         if endpoint not in ENDPOINTS:
             raise ConfigError.invalid("endpoint", ENDPOINTS, endpoint)
@@ -121,15 +155,37 @@ class OpenAIModel(NoChat):
         # Whether the server's echo lists log-probabilities at the right positions; None
         # until a response shows it (see toolaudit.models._echo).
         self._echo_aligned: bool | None = None
+        self.tokenizer = tokenizer or None
+        self.check_template = bool(check_template)
+        self._served: ServedTokenizer | None = None
+        self._checked_tokens = False
+        self._checked_chat = False
+        self._token_prompts: bool | None = None
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.identity!r})"
 
     @property
     def identity(self) -> str:
-        """``openai:MODEL@URL`` (``:chat`` appended for the chat endpoint); no key."""
+        """``openai:MODEL@URL`` (``:chat`` appended for the chat endpoint, ``[tokens=DIGEST]``
+        with a local tokenizer, whose token-exact scores can differ from text scoring);
+        no key."""
         base = f"openai:{self.model}@{self.base_url or 'default'}"
-        return base + (":chat" if self.endpoint == "chat" else "")
+        base += ":chat" if self.endpoint == "chat" else ""
+        if self.tokenizer:
+            base += f"[tokens={self.served.digest}]"
+        return base
+
+    @property
+    def served(self) -> ServedTokenizer:
+        """The local tokenizer and template (``tokenizer=``); loads on first use."""
+        if self._served is None:
+            if not self.tokenizer:
+                raise unsupported(self.identity, "render a chat", self.no_render)
+            from toolaudit.models._template import load_served_tokenizer
+
+            self._served = load_served_tokenizer(self.tokenizer)
+        return self._served
 
     @property
     def echo_aligned(self) -> bool | None:
@@ -143,7 +199,7 @@ class OpenAIModel(NoChat):
             try:
                 import openai
             except ImportError:
-                raise MissingDependencyError("openai", "models") from None
+                raise MissingDependencyError("openai", "serve") from None
             key = os.environ.get(self.api_key_env)
             self._secret = key or None
             self._client = openai.OpenAI(
@@ -241,8 +297,107 @@ class OpenAIModel(NoChat):
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token log-probabilities of each continuation (prompt echo with logprobs)."""
         client = self._get_client()
-        scores = self._map(lambda r: self._score_one(client, r[0], r[1]), list(requests))
+        if self.tokenizer:
+            served = self.served
+            pairs = [(served.encode_context(c), served.encode_continuation(k)) for c, k in requests]
+            if pairs:
+                self._check_tokens(client, requests[0][0], pairs[0][0])
+            scores = self._map(lambda p: self._score_ids(client, p[0], p[1]), pairs)
+        else:
+            scores = self._map(lambda r: self._score_one(client, r[0], r[1]), list(requests))
         return checked_logprobs(f"{self.identity} (server answer)", requests, scores)
+
+    def _check_tokens(self, client: Any, text: str, ids: list[int]) -> None:
+        """Once: the server's token count of ``text`` must be the local one."""
+        if self._checked_tokens:
+            return
+        resp = self._call(
+            lambda: client.completions.create(
+                model=self.model, prompt=text, max_tokens=1, temperature=0
+            ),
+            "tokenizer check",
+        )
+        counted = getattr(getattr(resp, "usage", None), "prompt_tokens", None)
+        self._checked_tokens = True
+        if not isinstance(counted, int):
+            logger.info("%s: the server reports no prompt token count; not checked", self.model)
+            return
+        if counted != len(ids):
+            raise ModelError(
+                f"{self.identity}: tokenizer={self.tokenizer} makes {len(ids)} tokens of a "
+                f"{len(text)}-character prompt, the server {counted}; give the served "
+                "model's own tokenizer"
+            )
+
+    def _takes_ids(self, client: Any, ids: list[int]) -> bool:
+        """Once: whether the server takes a token-id prompt (vLLM, SGLang and the OpenAI
+        API do; llama-cpp-python's server answers a validation error)."""
+        if self._token_prompts is None:
+            import openai
+
+            try:
+                client.completions.create(model=self.model, prompt=ids[:1], max_tokens=1)
+                self._token_prompts = True
+            except (openai.BadRequestError, openai.UnprocessableEntityError):
+                self._token_prompts = False
+            except openai.InternalServerError as exc:
+                if "validation" not in str(exc).lower():
+                    raise
+                self._token_prompts = False
+            if not self._token_prompts:
+                logger.warning(
+                    "%s: the server does not take token-id prompts; scoring sends text, so a "
+                    "token may merge across a context/continuation boundary",
+                    self.identity,
+                )
+        return self._token_prompts
+
+    def _score_ids(self, client: Any, ctx: list[int], cont: list[int]) -> list[float]:
+        """Log-probabilities of ``cont`` after ``ctx``, read by token position."""
+        if not cont:
+            return []
+        ids = ctx + cont
+        if not self._takes_ids(client, ids):
+            served = self.served
+            context = served.decode(ctx, skip_special_tokens=False)
+            return self._score_one(client, context, served.decode(cont, skip_special_tokens=False))
+        if self.scoring == "prompt_logprobs":
+            resp = self._call(
+                lambda: client.completions.create(
+                    model=self.model,
+                    prompt=ids,
+                    max_tokens=1,
+                    temperature=0,
+                    extra_body={"prompt_logprobs": 0},
+                ),
+                "scoring",
+            )
+            return prompt_logprobs_by_id(resp, ids, len(ctx), source=self.identity)
+        if self._echo_aligned is not False:
+            resp = self._call(
+                lambda: client.completions.create(
+                    model=self.model, prompt=ids, echo=True, logprobs=1, max_tokens=1, temperature=0
+                ),
+                "scoring",
+            )
+            values = echo_by_position(resp, len(ids), len(ctx), source=self.identity)
+            if values is not None:
+                self._echo_aligned = True
+                return values
+            logger.info(
+                "%s: echoed log-probabilities are misaligned (no entry for the generated "
+                "token); scoring by forced completions from now on",
+                self.identity,
+            )
+            self._echo_aligned = False
+        out = []
+        for j, token in enumerate(cont):
+            kwargs = forced_id_request(ctx + cont[:j], token)
+            resp = self._call(
+                partial(client.completions.create, model=self.model, **kwargs), "forced scoring"
+            )
+            out.append(forced_logprob(resp, token=None, source=self.identity))
+        return out
 
     def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
         prompt = context + continuation
@@ -258,6 +413,8 @@ class OpenAIModel(NoChat):
                 "scoring",
             )
             return prompt_logprobs_of(resp, context=context, prompt=prompt, source=self.identity)
+        if self._echo_aligned is None:
+            self._probe_echo(client)
         if self._echo_aligned is False:
             return self._forced_scores(client, context, continuation)
         echo = self._echo(client, prompt, context=context)
@@ -272,6 +429,21 @@ class OpenAIModel(NoChat):
             )
             self._echo_aligned = False
         return self._forced_scores(client, context, continuation)
+
+    def _probe_echo(self, client: Any) -> None:
+        """Learn whether the server's echo is aligned from a 3-token prompt, before a long
+        prompt is echoed: a misaligned echo is discarded, and llama-cpp-python's echo
+        costs minutes at a few thousand tokens (a Python sort of the vocabulary per
+        prompt token), which the forced path avoids."""
+        echo = self._echo(client, "Hello, world", context="Hello,")
+        if echo.decisive:
+            self._echo_aligned = echo.aligned
+            if not echo.aligned:
+                logger.info(
+                    "%s: echoed log-probabilities are misaligned (no entry for the generated "
+                    "token); scoring by forced completions",
+                    self.identity,
+                )
 
     def _echo(self, client: Any, prompt: str, *, context: str) -> EchoScores:
         resp = self._call(
@@ -299,8 +471,68 @@ class OpenAIModel(NoChat):
     # -- chat ----------------------------------------------------------------------
     @property
     def capabilities(self) -> frozenset[str]:
-        """``loglikelihood`` (completions echo), ``generate`` and ``tools`` (chat)."""
-        return frozenset({"loglikelihood", "generate", "tools"})
+        """``loglikelihood`` (completions echo), ``generate`` and ``tools`` (chat), and
+        ``render`` with a local tokenizer (``tokenizer=``)."""
+        caps = {"loglikelihood", "generate", "tools"}
+        return frozenset(caps | {"render"} if self.tokenizer else caps)
+
+    def render(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None = None,
+        *,
+        add_generation_prompt: bool = True,
+    ) -> str:
+        """The chat as the served model's template writes it (needs ``tokenizer=``); the
+        first chat rendered with a generation prompt is checked against the server's own
+        template (its ``usage.prompt_tokens`` for the same chat)."""
+        if not self.tokenizer:
+            return super().render(messages, tools, add_generation_prompt=add_generation_prompt)
+        text = self.served.render(messages, tools, add_generation_prompt=add_generation_prompt)
+        if add_generation_prompt and not self._checked_chat:
+            self._check_chat(messages, tools, text)
+        return text
+
+    def _check_chat(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None, text: str
+    ) -> None:
+        """Once: the server's own template must make as many tokens of the chat as the
+        local rendering."""
+        client = self._get_client()
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_wire_message(m) for m in messages],
+            "max_tokens": 1,
+            "temperature": 0,
+        }
+        if tools:
+            kwargs["tools"] = list(tools)
+        resp = self._call(lambda: client.chat.completions.create(**kwargs), "template check")
+        counted = getattr(getattr(resp, "usage", None), "prompt_tokens", None)
+        self._checked_chat = True
+        if not isinstance(counted, int):
+            logger.info("%s: the server reports no prompt token count; not checked", self.model)
+            return
+        local = len(self.served.encode_context(text))
+        if counted == local:
+            return
+        wire = [_wire_message(m) for m in messages]
+        as_text = self.served.render(wire, tools, parse_arguments=False)
+        why = (
+            "the server writes tool-call arguments into the template as JSON text, not "
+            "as objects (llama-cpp-python's server does): the agent there sees other text"
+            if len(self.served.encode_context(as_text)) == counted
+            else "give the served model's tokenizer folder, or serve the model with its "
+            "own chat template"
+        )
+        hint = "; check_template=false goes on knowingly" if self.check_template else ""
+        message = (
+            f"{self.identity}: the chat renders to {local} tokens with "
+            f"tokenizer={self.tokenizer} but to {counted} with the server's own template; {why}"
+        )
+        if self.check_template:
+            raise ModelError(message + hint)
+        logger.warning("%s (check_template=false: going on)", message)
 
     def generate(
         self,
@@ -313,8 +545,14 @@ class OpenAIModel(NoChat):
         stop: Sequence[str] = (),
     ) -> Generation:
         """A chat reply through ``chat/completions`` with ``tools``; the server's
-        ``tool_calls`` are taken as they are, and calls written into the text are parsed."""
+        ``tool_calls`` are taken as they are, and calls written into the text are parsed.
+        With ``tokenizer=``, the chat is rendered here and its token ids completed, so the
+        reply follows the model's own template."""
         client = self._get_client()
+        if self.tokenizer:
+            return self._generate_rendered(
+                client, messages, tools, max_tokens, temperature, seed, stop
+            )
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [_wire_message(m) for m in messages],
@@ -341,6 +579,44 @@ class OpenAIModel(NoChat):
             tool_calls=tuple(calls),
             raw=raw,
             parse_errors=native_errors + parsed.parse_errors,
+            finish_reason="length" if reason == "length" else reason,
+        )
+
+    def _generate_rendered(
+        self,
+        client: Any,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        stop: Sequence[str],
+    ) -> Generation:
+        prompt = self.render(messages, tools)
+        ids = self.served.encode_context(prompt)
+        self._check_tokens(client, prompt, ids)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "prompt": ids if self._takes_ids(client, ids) else prompt,
+            "max_tokens": max_tokens,
+            "temperature": float(temperature),
+        }
+        if seed is not None:
+            kwargs["seed"] = int(seed)
+        if any(stop):
+            kwargs["stop"] = [s for s in stop if s]
+        resp = self._call(lambda: client.completions.create(**kwargs), "generation")
+        if not resp.choices:
+            raise ModelError(f"{self.identity}: generation returned no choices")
+        choice = resp.choices[0]
+        raw = cut_at_stop(choice.text or "", stop)
+        parsed = parse_tool_calls(raw)
+        reason = "tool_calls" if parsed.tool_calls else str(choice.finish_reason or "stop")
+        return Generation(
+            text=parsed.text,
+            tool_calls=tuple(parsed.tool_calls),
+            raw=raw,
+            parse_errors=tuple(parsed.parse_errors),
             finish_reason="length" if reason == "length" else reason,
         )
 

@@ -2,13 +2,16 @@
 
 Spec grammar: ``NAME`` or ``NAME:TARGET``, e.g. ``embedded``, ``embedded:qwen``,
 ``embedded:gemma``, ``hf:PATH_OR_ID``, ``llama:qwen`` / ``llama:gemma`` / ``llama:FILE.gguf``,
-``openai:MODEL@URL``, ``sklearn:FILE``, ``py:module:function``.
+``openai:MODEL@URL``, ``sklearn:FILE``, ``py:module:function``; then any backend options
+as ``,KEY=VALUE`` (``openai:qwen@http://127.0.0.1:8080/v1,tokenizer=embedded:qwen``,
+``llama:qwen,threads=2``), so a command that takes only ``--model SPEC`` can set them.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,11 +48,55 @@ class ModelSpec:
 
 
 def parse_spec(spec: str) -> ModelSpec:
-    """Split ``NAME:TARGET``; raise :class:`ConfigError` naming the allowed backends."""
-    name, _, target = spec.strip().partition(":")
+    """Split ``NAME:TARGET`` (options removed); raise :class:`ConfigError` naming the
+    allowed backends."""
+    name, _, target = split_options(spec)[0].strip().partition(":")
     if name not in BACKENDS:
         raise ConfigError.invalid("model backend", sorted(BACKENDS), name)
     return ModelSpec(name, target)
+
+
+_OPTION = re.compile(r"([a-z][a-z0-9_]*)=(.*)", re.S)
+
+
+def split_options(spec: str) -> tuple[str, dict[str, str]]:
+    """``BASE,KEY=VALUE,...`` as ``(BASE, {KEY: VALUE})``; a comma not followed by
+    ``KEY=`` stays in the base (a path or URL may hold one).
+
+    >>> split_options("openai:m@http://h:1/v1,tokenizer=embedded:qwen,concurrency=2")
+    ('openai:m@http://h:1/v1', {'tokenizer': 'embedded:qwen', 'concurrency': '2'})
+    """
+    head, *rest = spec.split(",")
+    base, options = [head], {}
+    for part in rest:
+        found = _OPTION.fullmatch(part)
+        if found:
+            if found[1] in options:
+                raise ConfigError(f"model spec {spec!r}: option {found[1]!r} is given twice")
+            options[found[1]] = found[2]
+        elif options:
+            raise ConfigError(f"model spec {spec!r}: {part!r} is not KEY=VALUE (options come last)")
+        else:
+            base.append(part)
+    return ",".join(base), options
+
+
+def _coerce(spec: str, key: str, value: str, param: inspect.Parameter) -> Any:
+    """A spec option's text as the type of the backend's keyword default."""
+    default = param.default
+    try:
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(value)
+            return value.lower() in ("true", "1", "yes")
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        kind = type(default).__name__
+        raise ConfigError(f"model spec {spec!r}: option {key}={value!r} is not a {kind}") from None
+    return value
 
 
 def _resolve(ref: str) -> Any:
@@ -79,12 +126,19 @@ def load_model(
     Example:
         >>> lm = load_model("embedded:qwen", device="cpu", truncate="middle")  # doctest: +SKIP
     """
-    parsed = parse_spec(spec)
+    base, given = split_options(spec)
+    parsed = parse_spec(base)
     cls = _resolve(_CLASSES[parsed.backend])
     params = inspect.signature(cls.__init__).parameters
     allowed = sorted(
         n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY and n != "name"
     )
+    for key, value in given.items():
+        if key not in allowed:
+            raise ConfigError.invalid(f"{parsed.backend} option", allowed or "none", key)
+        if key in options:
+            raise ConfigError(f"model option {key!r} is given in the spec and as an argument")
+        options[key] = _coerce(spec, key, value, params[key])
     if device is not None and "device" in allowed:
         options["device"] = device
     for key in options:
