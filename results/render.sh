@@ -7,12 +7,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ -s results/faults-qwen-k3/rows.jsonl ]; then
-  cp -r results/faults-qwen-k3 "$tmp/fq"
-  .venv/bin/toolaudit -q faults analyze "$tmp/fq" >/dev/null
-  cp "$tmp/fq/report.md" results/faults-qwen-k3/partial-report.md
-fi
-if [ -s results/probe-llm/records.jsonl ]; then
+# A study that finished has its own report.md (written by the run); only unfinished ones
+# are rendered here.
+for dir in results/faults-*/; do
+  dir=${dir%/}
+  if [ -s "$dir/rows.jsonl" ] && [ ! -e "$dir/report.md" ]; then
+    cp -r "$dir" "$tmp/f"
+    .venv/bin/toolaudit -q faults analyze "$tmp/f" >/dev/null
+    cp "$tmp/f/report.md" "$dir/partial-report.md"
+    rm -rf "$tmp/f"
+  fi
+done
+if [ -s results/probe-llm/records.jsonl ] && [ ! -e results/probe-llm/report.md ]; then
   cp -r results/probe-llm "$tmp/pl"
   .venv/bin/toolaudit -q probe analyze "$tmp/pl" --report >/dev/null
   cp "$tmp/pl/report.md" results/probe-llm/partial-report.md

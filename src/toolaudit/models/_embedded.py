@@ -183,6 +183,9 @@ def load_causal_lm(
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if dev.startswith("cuda") else "float32")
     tok = AutoTokenizer.from_pretrained(path)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Loading weights" bars would fill long runs' logs
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, name))
     model.tie_weights()
     model.to(dev)  # type: ignore[arg-type]  # transformers stubs mistype .to

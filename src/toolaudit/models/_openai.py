@@ -346,8 +346,9 @@ class OpenAIModel(NoChat):
                 self._token_prompts = False
             if not self._token_prompts:
                 logger.warning(
-                    "%s: the server does not take token-id prompts; scoring sends text, so a "
-                    "token may merge across a context/continuation boundary",
+                    "%s: the server does not take token-id prompts; prompts go as text and the "
+                    "server tokenizes them (a scored token may merge across the boundary of "
+                    "context and continuation)",
                     self.identity,
                 )
         return self._token_prompts
