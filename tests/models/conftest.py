@@ -55,7 +55,9 @@ def _ready(url: str) -> bool:
         return False
 
 
-def _serve(gguf: Path, alias: str, chat_format: str | None, log: Path) -> Iterator[str]:
+def _serve(
+    gguf: Path, alias: str, chat_format: str | None, log: Path, n_ctx: int = 2048
+) -> Iterator[str]:
     """Run ``python -m llama_cpp.server`` on ``gguf`` on a free port; yield its /v1 URL.
 
     ``chat_format`` None uses the GGUF's own chat template (which renders ``tools``;
@@ -70,7 +72,7 @@ def _serve(gguf: Path, alias: str, chat_format: str | None, log: Path) -> Iterat
         "--model", str(gguf),
         "--model_alias", alias,
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
+        "--n_ctx", str(n_ctx), "--n_threads", "2", "--n_threads_batch", "2",
         "--logits_all", "true",
         "--api_key", LLAMA_KEY,
     ]  # fmt: skip
@@ -119,7 +121,8 @@ def qwen_llama_server(tmp_path_factory) -> Iterator[str]:
     from toolaudit.models import embedded_gguf_path
 
     log = tmp_path_factory.mktemp("llama-qwen") / "server.log"
-    yield from _serve(embedded_gguf_path("qwen"), QWEN_ALIAS, None, log)
+    # 4,096 tokens: an LLM-agent episode of the probe study fits (its prompts grow by turn)
+    yield from _serve(embedded_gguf_path("qwen"), QWEN_ALIAS, None, log, n_ctx=4096)
 
 
 def _tail(path: Path) -> str:

@@ -38,8 +38,9 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--model",
         default="embedded:qwen",
-        help="model spec (default embedded:qwen; also embedded:gemma, hf:PATH, "
-        "openai:MODEL@URL, ...): it must render chats and score log-likelihoods",
+        help="model spec (default embedded:qwen; also embedded:gemma, llama:qwen, hf:PATH, "
+        "openai:MODEL@URL,tokenizer=FOLDER|FILE.gguf, ...; options as ,KEY=VALUE): it "
+        "must render chats and score log-likelihoods",
     )
     run.add_argument("--device", default="cpu", help="device for local models (cpu, cuda)")
     run.add_argument(

@@ -124,7 +124,8 @@ def _add_spec(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         help="model spec: embedded (= embedded:qwen) | embedded:gemma | hf:PATH_OR_ID | "
-        "openai:MODEL@URL | sklearn:FILE | py:module:function",
+        "llama:qwen | openai:MODEL@URL | sklearn:FILE | py:module:function; backend "
+        "options as ,KEY=VALUE (e.g. openai:m@URL,tokenizer=embedded:qwen)",
     )
     parser.add_argument("--chat", action="store_true", help="hf/embedded: wrap as a user turn")
     parser.add_argument(

@@ -80,7 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model",
         default=None,
-        help="model driving the 'llm' policy (any toolaudit.models spec; default embedded:qwen)",
+        help="model driving the 'llm' policy (any toolaudit.models spec, options as "
+        ",KEY=VALUE; default embedded:qwen)",
     )
     p.add_argument(
         "--temperature", type=float, default=0.7, help="sampling temperature of the llm policy"

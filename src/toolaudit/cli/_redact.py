@@ -57,8 +57,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--model",
         required=True,
-        help="model spec: sklearn:FILE | embedded | hf:PATH_OR_ID | openai:MODEL@URL | "
-        "py:module:function",
+        help="model spec: sklearn:FILE | embedded | hf:PATH_OR_ID | llama:qwen | "
+        "openai:MODEL@URL | py:module:function; backend options as ,KEY=VALUE",
     )
     p.add_argument(
         "--class",

@@ -1,0 +1,91 @@
+"""The model-facing audits run against a real llama.cpp server (llama-cpp-python) on the
+embedded Qwen, as a user with a served model runs them: ``probe run`` with the LLM agent,
+and ``redact`` on a small controlled benchmark compared with the in-process llama.cpp
+backend on the same GGUF (``llama:qwen``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.models.conftest import LLAMA_KEY_ENV, QWEN_ALIAS
+from toolaudit.cli.main import main
+
+pytestmark = [pytest.mark.llama, pytest.mark.model]
+
+
+def _served(url: str) -> str:
+    return f"openai:{QWEN_ALIAS}@{url},tokenizer=embedded:qwen,timeout=600,concurrency=1"
+
+
+def test_probe_llm_agent_runs_against_the_server(qwen_llama_server, tmp_path):
+    out = tmp_path / "probe"
+    spec = _served(qwen_llama_server) + f",api_key_env={LLAMA_KEY_ENV}"
+    rc = main(
+        ["-q", "probe", "run", "--suite", "researchops", "--policies", "llm", "--model", spec,
+         "--tasks", "1", "--seeds", "1", "--out", str(out)]
+    )  # fmt: skip
+    assert rc == 0
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 7  # one task under the seven conditions
+    generations = sum(r["source"]["agent_info"]["generations"] for r in records)
+    assert generations >= 7
+    models = {r["source"]["agent_info"]["model"] for r in records}
+    assert [m.startswith(f"openai:{QWEN_ALIAS}@{qwen_llama_server}[tokens=") for m in models] == [
+        True
+    ]
+
+
+def _scores(folder: Path) -> dict[tuple[str, str], float]:
+    out = {}
+    for line in (folder / "scores.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        for variant, value in row["scores"].items():
+            out[(row["id"], variant)] = value
+    return out
+
+
+def test_redaction_against_the_server_matches_in_process(qwen_llama_server, tmp_path):
+    data = tmp_path / "tcr"
+    assert (
+        main(["-q", "datasets", "make", "tcr-shortcut", "--out", str(data), "--scale", "0.01"]) == 0
+    )
+    common = [
+        "--limit",
+        "4",
+        "--keep-tools",
+        "thermompnn_ddg",
+        "--max-tool-lines",
+        "4",
+        "--n-boot",
+        "200",
+    ]
+    spec = _served(qwen_llama_server) + f",api_key_env={LLAMA_KEY_ENV}"
+    assert (
+        main(
+            ["-q", "redact", str(data), "--out", str(tmp_path / "served"), "--model", spec, *common]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "-q",
+                "redact",
+                str(data),
+                "--out",
+                str(tmp_path / "local"),
+                "--model",
+                "llama:qwen",
+                *common,
+            ]
+        )
+        == 0
+    )
+    served, local = _scores(tmp_path / "served"), _scores(tmp_path / "local")
+    assert served.keys() == local.keys() and len(served) == 16  # 4 rows x 4 variants
+    # A score is the expected answer (1..10) rescaled to [0, 1] from the ten options'
+    # log-probabilities: the same GGUF through the server and in process.
+    assert max(abs(served[k] - local[k]) for k in served) <= 0.02
