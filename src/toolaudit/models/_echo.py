@@ -165,13 +165,8 @@ def forced_logprob(resp: Any, *, token: str | None, source: str) -> float:
     return float(lp.token_logprobs[0])
 
 
-def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
-    """The continuation's log-probabilities from vLLM's ``prompt_logprobs`` field.
-
-    vLLM returns, per prompt token, ``{token_id: {logprob, rank, decoded_token}}`` (the
-    first entry is ``None``); character offsets come from the decoded tokens, which must
-    rebuild the prompt exactly (else use ``scoring="echo"``).
-    """
+def _prompt_logprobs(resp: Any, *, source: str) -> list[Any]:
+    """The ``prompt_logprobs`` list of a vLLM completions response (one line if absent)."""
     choice = resp.choices[0] if resp.choices else None
     data = getattr(choice, "prompt_logprobs", None)
     if data is None and choice is not None:
@@ -181,6 +176,17 @@ def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> 
             f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
             "use scoring='echo' for other servers"
         )
+    return list(data)
+
+
+def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
+    """The continuation's log-probabilities from vLLM's ``prompt_logprobs`` field.
+
+    vLLM returns, per prompt token, ``{token_id: {logprob, rank, decoded_token}}`` (the
+    first entry is ``None``); character offsets come from the decoded tokens, which must
+    rebuild the prompt exactly (else use ``scoring="echo"``).
+    """
+    data = _prompt_logprobs(resp, source=source)
     if data[0] is not None or any(e is None for e in data[1:]):
         raise ModelError(f"{source}: unexpected prompt_logprobs layout; use scoring='echo'")
     tokens = []
@@ -251,15 +257,7 @@ def prompt_logprobs_by_id(resp: Any, ids: list[int], n_ctx: int, *, source: str)
     """Log-probabilities of ``ids[n_ctx:]`` from vLLM's ``prompt_logprobs`` for a
     token-id prompt: entry ``i`` maps token ids (as text) to ``{logprob, rank,
     decoded_token}`` and always holds the prompt's own token ``ids[i]``."""
-    choice = resp.choices[0] if resp.choices else None
-    data = getattr(choice, "prompt_logprobs", None)
-    if data is None and choice is not None:
-        data = (getattr(choice, "model_extra", None) or {}).get("prompt_logprobs")
-    if not data:
-        raise ModelError(
-            f"{source}: the server returned no prompt_logprobs; it is a vLLM extension: "
-            "use scoring='echo' for other servers"
-        )
+    data = _prompt_logprobs(resp, source=source)
     if len(data) != len(ids):
         raise ModelError(
             f"{source}: prompt_logprobs has {len(data)} entries for a {len(ids)}-token prompt"

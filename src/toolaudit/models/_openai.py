@@ -363,16 +363,7 @@ class OpenAIModel(NoChat):
             context = served.decode(ctx, skip_special_tokens=False)
             return self._score_one(client, context, served.decode(cont, skip_special_tokens=False))
         if self.scoring == "prompt_logprobs":
-            resp = self._call(
-                lambda: client.completions.create(
-                    model=self.model,
-                    prompt=ids,
-                    max_tokens=1,
-                    temperature=0,
-                    extra_body={"prompt_logprobs": 0},
-                ),
-                "scoring",
-            )
+            resp = self._prompt_logprobs_request(client, ids)
             return prompt_logprobs_by_id(resp, ids, len(ctx), source=self.identity)
         if self._echo_aligned is not False:
             resp = self._call(
@@ -400,19 +391,22 @@ class OpenAIModel(NoChat):
             out.append(forced_logprob(resp, token=None, source=self.identity))
         return out
 
+    def _prompt_logprobs_request(self, client: Any, prompt: str | list[int]) -> Any:
+        return self._call(
+            lambda: client.completions.create(
+                model=self.model,
+                prompt=prompt,
+                max_tokens=1,
+                temperature=0,
+                extra_body={"prompt_logprobs": 0},
+            ),
+            "scoring",
+        )
+
     def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
         prompt = context + continuation
         if self.scoring == "prompt_logprobs":
-            resp = self._call(
-                lambda: client.completions.create(
-                    model=self.model,
-                    prompt=prompt,
-                    max_tokens=1,
-                    temperature=0,
-                    extra_body={"prompt_logprobs": 0},
-                ),
-                "scoring",
-            )
+            resp = self._prompt_logprobs_request(client, prompt)
             return prompt_logprobs_of(resp, context=context, prompt=prompt, source=self.identity)
         if self._echo_aligned is None:
             self._probe_echo(client)
