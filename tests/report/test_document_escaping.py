@@ -80,3 +80,28 @@ def test_a_newline_in_data_never_starts_a_markdown_block():
     assert "\\# Fake verdict: no leakage" in lines
     assert "```" not in lines and "---" not in lines
     assert md_text("ok #3 and # here") == "ok #3 and # here"  # mid-line: untouched
+
+
+def test_html_renders_inline_markdown_without_markup_or_links() -> None:
+    sec = Section("S")
+    sec.text("Run `probe compare` and *read* <b>x</b> [a](javascript:alert(1)) a_b_c")
+    page = render_html("T", [sec])
+    assert "<code>probe compare</code>" in page and "<em>read</em>" in page
+    assert "<b>" not in page and "&lt;b&gt;" in page
+    assert "<a href='javascript" not in page and 'href="javascript' not in page
+    assert "a_b_c" in page
+
+
+def test_html_tables_scroll_in_their_box_and_align_text_left() -> None:
+    sec = Section("S")
+    sec.table(
+        "t",
+        ["arm", "n", "dG>0", "median [IQR]", "p"],
+        [["failed", 50, "47/50", "+1.0 [+0.8, +1.2]", "3.71e-11"]],
+    )
+    page = render_html("T", [sec])
+    assert "<div class='tw'><table>" in page
+    assert (
+        "<td class='t'>failed</td><td>50</td><td>47/50</td><td>+1.0 [+0.8, +1.2]</td><td>3.71e-11</td>"
+        in page
+    )

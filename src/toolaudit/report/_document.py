@@ -238,9 +238,11 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;
 padding:0 1em;color:#1d2433;line-height:1.45}
 h1{border-bottom:2px solid #2b5797}h2{margin-top:2em;color:#2b5797}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
+.tw{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em}
+table{border-collapse:collapse;font-size:.9em}
 th,td{border:1px solid #ccd;padding:.3em .6em;text-align:right}
-th{background:#eef2fa}td:first-child,th:first-child{text-align:left}
+th{background:#eef2fa;text-align:left}td.t{text-align:left}
+code{background:#eef2fa;padding:0 .2em;border-radius:3px;font-size:.92em}
 caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 figure{margin:1em 0}figcaption{font-size:.9em;color:#555}img{max-width:100%}
 nav a{margin-right:1em}
@@ -273,7 +275,7 @@ def render_html(title: str, sections: list[Section]) -> str:
         parts.append(f"<h2 id='s{i}'>{esc(sec.title)}</h2>")
         for block in sec.blocks:
             if isinstance(block, str):
-                parts.append(f"<p>{esc(block)}</p>")
+                parts.append(f"<p>{_inline_html(visible(block))}</p>")
             elif isinstance(block, Headline):
                 anchor = anchors.get(block.target) if block.target else None
                 inner = f"<a href='#{anchor}'>{esc(block.text)}</a>" if anchor else esc(block.text)
@@ -281,11 +283,11 @@ def render_html(title: str, sections: list[Section]) -> str:
             elif isinstance(block, Transcript):
                 parts.append(_transcript_html(block))
             elif isinstance(block, Table):
-                parts.append(f"<table><caption>{esc(block.caption)}</caption><tr>")
+                parts.append(f"<div class='tw'><table><caption>{esc(block.caption)}</caption><tr>")
                 parts.append("".join(f"<th>{esc(h)}</th>" for h in block.header) + "</tr>")
                 for row in block.rows:
-                    parts.append("<tr>" + "".join(f"<td>{esc(fmt(c))}</td>" for c in row) + "</tr>")
-                parts.append("</table>")
+                    parts.append("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>")
+                parts.append("</table></div>")
             else:
                 data = base64.b64encode(block.png).decode("ascii")
                 parts.append(
@@ -294,6 +296,32 @@ def render_html(title: str, sections: list[Section]) -> str:
                 )
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+_EXPONENT = re.compile(r"(?<=\d)[eE][-+]?(?=\d)")
+_WORDS_OF_NUMBERS = ("undefined", "not estimable", "—")
+
+
+def _cell_html(value: Any) -> str:
+    """A table cell: numbers (and intervals, counts such as 47/50) right-aligned, text
+    left-aligned (class ``t``)."""
+    text = fmt(value)
+    bare = _EXPONENT.sub("", text)
+    numeric = text in _WORDS_OF_NUMBERS or not any(c.isalpha() for c in bare)
+    cls = "" if numeric else " class='t'"
+    return f"<td{cls}>{html.escape(visible(text))}</td>"
+
+
+def _inline_html(text: str) -> str:
+    """Inline Markdown of a paragraph (code spans, emphasis) as HTML: markdown-it-py
+    with raw HTML, links, images and autolinks off, so text from a trace can neither
+    inject markup nor make a link."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).disable(
+        ["link", "image", "autolink", "html_inline", "entity"]
+    )
+    return str(md.renderInline(text))
 
 
 def _transcript_html(block: Transcript) -> str:
