@@ -105,3 +105,14 @@ def test_html_tables_scroll_in_their_box_and_align_text_left() -> None:
         "<td class='t'>failed</td><td>50</td><td>47/50</td><td>+1.0 [+0.8, +1.2]</td><td>3.71e-11</td>"
         in page
     )
+
+
+def test_a_transcript_pair_marks_the_changed_value() -> None:
+    sec = Section("S")
+    clean = '{"payment_method_id": "credit_card_9513926", "status": "delivered"}'
+    faulted = '{"payment_method_id": "credit_card_8665903", "status": "delivered"}'
+    sec.transcript("site", [("tool t", clean)], [("tool t", faulted)], labels=("clean", "N_m"))
+    line = "changed (clean → N_m): credit_card_9513926 → credit_card_8665903"
+    assert line in render_markdown("T", [sec])
+    page = render_html("T", [sec])
+    assert line in page and "<mark>credit_card_8665903</mark>" in page

@@ -227,6 +227,9 @@ def _turns_text(turns: list[tuple[str, str]]) -> str:
 
 def _transcript_markdown(block: Transcript) -> list[str]:
     out = [f"**{md_text(block.caption, cell=True)}**", ""]
+    line = _changed_line(_turns_text(block.left), _turns_text(block.right), block.labels)
+    if line:
+        out += [md_text(line, cell=True), ""]
     for label, turns in zip(block.labels, (block.left, block.right), strict=True):
         body = _turns_text(turns)
         fence = _fence(body)
@@ -252,6 +255,7 @@ nav a{margin-right:1em}
 .tx pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fb;padding:.5em;
 font-size:.8em;margin:0}
 .tx h4{margin:.3em 0}
+mark{background:#ffe08a}.chg{font-size:.9em;margin:.3em 0}
 """
 
 
@@ -324,13 +328,53 @@ def _inline_html(text: str) -> str:
     return str(md.renderInline(text))
 
 
+def _changed_span(a: str, b: str) -> tuple[int, int, int]:
+    """Common prefix length of ``a`` and ``b`` and the lengths of their differing middles
+    (the rest is a common suffix): the span a reader's eye should land on."""
+    n = min(len(a), len(b))
+    pre = 0
+    while pre < n and a[pre] == b[pre]:
+        pre += 1
+    post = 0
+    while post < n - pre and a[len(a) - 1 - post] == b[len(b) - 1 - post]:
+        post += 1
+    if pre < len(a) or pre < len(b):  # widen to whole words: credit_card_95 -> ..._86
+        while pre > 0 and _wordy(a[pre - 1]):
+            pre -= 1
+        while post > 0 and _wordy(a[len(a) - post]):
+            post -= 1
+    return pre, len(a) - pre - post, len(b) - pre - post
+
+
+def _wordy(c: str) -> bool:
+    return c.isalnum() or c in "_-#."
+
+
+def _changed_line(left: str, right: str, labels: tuple[str, str]) -> str | None:
+    """``changed: OLD → NEW`` for a short difference, else ``None`` (a whole different
+    text needs no pointer)."""
+    pre, n_left, n_right = _changed_span(left, right)
+    if n_left == n_right == 0 or max(n_left, n_right) > 160:
+        return None
+    old, new = left[pre : pre + n_left], right[pre : pre + n_right]
+    return f"changed ({labels[0]} → {labels[1]}): {old or '(nothing)'} → {new or '(nothing)'}"
+
+
 def _transcript_html(block: Transcript) -> str:
+    texts = [_turns_text(turns) for turns in (block.left, block.right)]
+    pre, n_left, n_right = _changed_span(*texts)
     cols = []
-    for label, turns in zip(block.labels, (block.left, block.right), strict=True):
-        body = html.escape(_turns_text(turns))
+    for label, text, n in zip(block.labels, texts, (n_left, n_right), strict=True):
+        body = (
+            html.escape(text[:pre])
+            + (f"<mark>{html.escape(text[pre : pre + n])}</mark>" if n else "")
+            + html.escape(text[pre + n :])
+        )
         cols.append(f"<div><h4>{html.escape(visible(label))}</h4><pre>{body}</pre></div>")
+    line = _changed_line(*texts, block.labels)
+    changed = f"<p class='chg'>{html.escape(line)}</p>" if line else ""
     return (
-        f"<details><summary>{html.escape(visible(block.caption))}</summary>"
+        f"<details><summary>{html.escape(visible(block.caption))}</summary>{changed}"
         f"<div class='tx'>{''.join(cols)}</div></details>"
     )
 
