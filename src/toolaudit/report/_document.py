@@ -361,8 +361,9 @@ def _changed_line(left: str, right: str, labels: tuple[str, str]) -> str | None:
 
 
 def _transcript_html(block: Transcript) -> str:
-    texts = [_turns_text(turns) for turns in (block.left, block.right)]
-    pre, n_left, n_right = _changed_span(*texts)
+    left, right = _turns_text(block.left), _turns_text(block.right)
+    texts = (left, right)
+    pre, n_left, n_right = _changed_span(left, right)
     cols = []
     for label, text, n in zip(block.labels, texts, (n_left, n_right), strict=True):
         body = (
@@ -371,7 +372,7 @@ def _transcript_html(block: Transcript) -> str:
             + html.escape(text[pre + n :])
         )
         cols.append(f"<div><h4>{html.escape(visible(label))}</h4><pre>{body}</pre></div>")
-    line = _changed_line(*texts, block.labels)
+    line = _changed_line(left, right, block.labels)
     changed = f"<p class='chg'>{html.escape(line)}</p>" if line else ""
     return (
         f"<details><summary>{html.escape(visible(block.caption))}</summary>{changed}"
