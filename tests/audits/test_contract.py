@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from toolaudit.audits import (
     Audit,
     AuditResult,
     Registration,
+    audit_headline,
     dump_result,
     load_audit,
     load_result,
@@ -30,7 +32,14 @@ from toolaudit.audits import (
 from toolaudit.cli._demo import DemoResult
 from toolaudit.cli.main import commands, main
 from toolaudit.errors import ConfigError, DataError
-from toolaudit.report import Fallback, Section, headline_sentence, record_fallback
+from toolaudit.report import (
+    Fallback,
+    Finding,
+    Section,
+    headline_sentence,
+    record_fallback,
+    render_html,
+)
 
 
 @pytest.mark.parametrize("name", list(AUDITS))
@@ -151,13 +160,17 @@ def test_demo_without_data_records_fallbacks_everywhere(
     demo = load_result(out / "demo.json", DemoResult)
     assert [len(p.fallbacks) for p in demo.parts] == [1, 1, 1]
     report = (out / "report.md").read_text()
-    assert "Fallbacks: 3 substitutions or relaxations" in report
-    assert "Fallback [skipped_part] probe.compare" in report
-    assert "Fallback [skipped_part] leakage_tau2.files" in report
     first = report[report.index("## What the demo found") : report.index("## Overview")]
+    rest = report[report.index("## Overview") :]
+    # Each fallback once, in its audit's section (one table each), none in the overview.
+    for what in ("traces.public_files", "leakage_tau2.files", "probe.compare"):
+        assert rest.count(f"| skipped_part | {what} |") == 1, what
+    assert rest.count("Fallbacks in force: 1 substitutions") == 3
     assert first.count("no verdict stated at this size") == 3
+    assert first.count("**for information**") == 3
     assert "(traces: 1 fallbacks; details in its section)" in first
-    assert "Fallbacks in force: 3" in first
+    assert "Fallbacks in force: 3 (traces 1, leakage_tau2 1, probe_compare 1)" in first
+    # skipped parts change what a conclusion rests on, so the first screen names them
     assert "probe_compare: Fallback [skipped_part] probe.compare" in first
 
 
@@ -264,7 +277,7 @@ def test_a_new_registry_line_is_a_cli_subcommand(
     doc = json.loads(capsys.readouterr().out)
     assert doc == json.loads((out / "toy.json").read_text())
     assert doc["words"] == 3 and doc["meta"]["seed"] == 4
-    assert "Fallback [simulated_component] toy.text" in (out / "report.md").read_text()
+    assert "| simulated_component | toy.text | a fixed sentence" in (out / "report.md").read_text()
     assert main(["toy", "--out", str(out)]) == 0
     assert capsys.readouterr().out.startswith("Toy audit: no verdict stated at this size\n")
     assert main(["toy", "--out", str(out), "--seed", "-1"]) == 2  # the shared validators
@@ -303,22 +316,28 @@ def test_redaction_reads_the_leakage_candidates_as_the_same_token_class(demo_out
 
 
 class _FirstScreen(HTMLParser):
-    """Collects the h2 headings (id, text) and the verdict lines (href, text) in order."""
+    """Collects the h2 headings (id, text), the verdict lines (href, text) and the cards'
+    severities and plain sentences, in order."""
 
     def __init__(self) -> None:
         super().__init__()
         self.h2: list[tuple[str | None, str]] = []
         self.verdicts: list[tuple[str | None, str]] = []
+        self.severities: list[str] = []
+        self.plain: list[str] = []
         self._in: str | None = None
         self._href: str | None = None
         self._text = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
+        cls = a.get("class") or ""
         if tag == "h2":
             self._in, self._text, self._id = "h2", "", a.get("id")
-        elif tag == "p" and a.get("class") == "verdict":
-            self._in, self._text, self._href = "verdict", "", None
+        elif tag == "div" and cls.startswith("card "):
+            self.severities.append(cls.split("sev-", 1)[1])
+        elif tag == "p" and cls in ("verdict", "plain"):
+            self._in, self._text, self._href = cls, "", None
         elif tag == "a" and self._in == "verdict":
             self._href = a.get("href")
 
@@ -333,6 +352,104 @@ class _FirstScreen(HTMLParser):
         elif tag == "p" and self._in == "verdict":
             self.verdicts.append((self._href, self._text))
             self._in = None
+        elif tag == "p" and self._in == "plain":
+            self.plain.append(self._text)
+            self._in = None
+
+
+_THREE_DECIMALS = re.compile(r"-?\d+\.\d{3}\b")
+
+
+def _finding_numbers(f: Finding) -> set[str]:
+    """Every 3-decimal figure a first-screen line may show for ``f``: its value, its
+    interval and the numbers already rendered in its subject and comparison text."""
+    nums = {f"{x:.3f}" for x in (f.value, *(f.interval or ())) if isinstance(x, float)}
+    for text in (f.subject or "", str(f.details.get("versus", ""))):
+        nums |= set(_THREE_DECIMALS.findall(text))
+    return nums
+
+
+def first_screen_mismatches(report_html: str, expected: dict[str, Finding | None]) -> list[str]:
+    """Each card of the report's first screen against the headline finding computed from
+    the part's results JSON (``expected``: title -> finding): the value with its interval
+    and the interval's level, the p-value and n, and no figure that is not the finding's,
+    in the numbers line or in the plain sentence."""
+    page = _FirstScreen()
+    page.feed(report_html)
+    problems = []
+    for (_, line), sentence in zip(page.verdicts, page.plain, strict=True):
+        (title,) = [t for t in expected if line.startswith(t + ": ")]
+        f = expected[title]
+        if f is None:
+            continue
+        if f.value is not None:
+            want = f"{f.details.get('metric', 'value')} {f.value:.3f}"
+            if f.interval is not None and None not in f.interval:
+                lo, hi = f.interval
+                want += f" [{lo:.3f}, {hi:.3f}]" + (f" ({f.level:.0%} interval)" if f.level else "")
+            if want not in line:
+                problems.append(f"{title}: {want!r} not in {line!r}")
+        if f.p_value is not None and f"p = {f.p_value:.3g}" not in line:
+            problems.append(f"{title}: p = {f.p_value:.3g} missing")
+        if f.n is not None and f"n = {f.n}" not in line:
+            problems.append(f"{title}: n = {f.n} missing")
+        allowed = _finding_numbers(f)
+        for where, text in (("line", line), ("sentence", sentence)):
+            stray = [x for x in _THREE_DECIMALS.findall(text) if x not in allowed]
+            if stray:
+                problems.append(f"{title}: {where} shows {stray}, not the finding's {allowed}")
+    return problems
+
+
+def _all_parts_first_screen(demo_out: Path) -> tuple[str, dict[str, Finding | None]]:
+    """The demo's first screen rendered (by the demo's own code) over every results file
+    in ``demo_out``, and each part's headline recomputed from its JSON."""
+    from toolaudit.cli._demo import DemoPart, _first_screen
+
+    loaded = load_results(demo_out)
+    parts, targets, expected = [], [], {}
+    for name, result in loaded.items():
+        audit = load_audit(name)
+        head = audit_headline(audit, result)
+        parts.append(DemoPart(part=name, status="ok", fallbacks=result.meta.fallbacks,
+                              headline=head))  # fmt: skip
+        targets.append((audit.title, None))
+        expected[audit.title] = head
+    return render_html("t", [_first_screen(parts, targets)]), expected
+
+
+def test_every_first_screen_number_is_its_finding_from_the_json(demo_out: Path) -> None:
+    demo_html = (demo_out / "report.html").read_text(encoding="utf-8")
+    loaded = load_results(demo_out)
+    fast = {load_audit(n).title: audit_headline(load_audit(n), loaded[n]) for n in FAST_PARTS}
+    assert first_screen_mismatches(demo_html, fast) == []
+    page, expected = _all_parts_first_screen(demo_out)
+    assert {"Leakage audit", "Redaction audit"} <= set(expected) or len(expected) >= 6
+    assert sum(f is not None and f.value is not None for f in expected.values()) >= 4
+    assert first_screen_mismatches(page, expected) == []
+
+
+def test_the_first_screen_check_catches_a_swapped_figure(demo_out: Path) -> None:
+    page, expected = _all_parts_first_screen(demo_out)
+    with_value = [f for f in expected.values() if f is not None and f.value is not None]
+    a, b = with_value[0], with_value[1]
+    assert f"{a.value:.3f}" != f"{b.value:.3f}"
+    swapped = page.replace(f" {a.value:.3f}", " @A@").replace(f" {b.value:.3f}", f" {a.value:.3f}")
+    swapped = swapped.replace(" @A@", f" {b.value:.3f}")
+    assert first_screen_mismatches(swapped, expected) != []
+
+
+def test_first_screen_cards_carry_a_severity_and_a_plain_sentence(demo_out: Path) -> None:
+    page_html, expected = _all_parts_first_screen(demo_out)
+    page = _FirstScreen()
+    page.feed(page_html)
+    assert len(page.severities) == len(page.plain) == len(expected)
+    assert set(page.severities) <= {"problem", "clear", "insufficient", "info"}
+    for (_, line), sentence, sev in zip(page.verdicts, page.plain, page.severities, strict=True):
+        (f,) = [g for t, g in expected.items() if line.startswith(t + ": ")]
+        assert sentence and (f is None or f.verdict in sentence or sev == "info"), line
+        if f is not None and f.n is not None and f.n < 2:
+            assert sev == "insufficient", line
 
 
 def test_report_first_screen_has_one_linked_verdict_line_per_part(demo_out: Path) -> None:
@@ -352,7 +469,7 @@ def test_report_first_screen_has_one_linked_verdict_line_per_part(demo_out: Path
     assert all(p.seconds is not None and p.seconds >= 0 for p in demo.parts)
     md = (demo_out / "report.md").read_text(encoding="utf-8")
     assert md.index("## What the demo found") < md.index("## Overview")
-    assert f"- [{titles[0]}: 8 files read" in md
+    assert f"- **for information** · [{titles[0]}: 8 files read" in md
 
 
 def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> None:

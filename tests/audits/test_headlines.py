@@ -65,19 +65,22 @@ def test_leakage_headline_reads_the_verdict_block_run_leakage_writes() -> None:
     assert _line("leakage", doc).split("](")[0].count("none") == 1
 
 
-def _variant(name: str, delta: float | None, ci: list[float | None] | None) -> dict[str, Any]:
+def _variant(
+    name: str, delta: float | None, ci: list[float | None] | None, auroc: float = 0.9
+) -> dict[str, Any]:
+    a = auroc - (delta or 0.0)
     return {
-        "name": name, "placeholder": None, "auroc": 0.9 - (delta or 0.0),
-        "ci95": [None, None], "delta": delta, "delta_ci95": ci, "p_value": None,
+        "name": name, "placeholder": None, "auroc": a,
+        "ci95": [a - 0.08, a + 0.08], "delta": delta, "delta_ci95": ci, "p_value": None,
         "by_group": {}, "by_group_delta": {}, "replacements": 0,
         "replacements_by_location": {}, "rows_affected": 0, "distinct_values": 0,
         "residuals": 0, "valid_rate": None, "option_mass": None,
     }  # fmt: skip
 
 
-def _redaction(pdb: list[float], peptide: list[float]) -> dict[str, Any]:
+def _redaction(pdb: list[float], peptide: list[float], auroc: float = 0.9) -> dict[str, Any]:
     return {
-        "variants": [_variant("original", None, None),
+        "variants": [_variant("original", None, None, auroc),
                      _variant("pdb_id", pdb[0], pdb[1:]),
                      _variant("peptide", peptide[0], peptide[1:])],
         "calls": {}, "model": "m", "scoring": "s", "invalid_score": 0.0, "rows": 10,
@@ -94,6 +97,22 @@ def test_redaction_headline_reads_pdb_id_against_the_peptide_control() -> None:
     assert "ΔA 0.400 [0.300, 0.500]" in dep and "vs peptide ΔA 0.000" in dep
     assert ": nonspecific_drop —" in both
     assert ": no_dependence —" in none
+    # The same null ΔA from a model at chance on the original rows says nothing.
+    chance = _line("redaction", _redaction([0.02, -0.06, 0.1], [0.0, -0.05, 0.05], auroc=0.52))
+    assert ": not_informative —" in chance
+
+
+def test_redaction_report_says_when_the_dependence_test_is_not_informative() -> None:
+    from toolaudit.redaction import RedactionResults
+    from toolaudit.redaction._report import interpretation
+
+    def text(auroc: float) -> str:
+        doc = _redaction([0.02, -0.06, 0.1], [0.0, -0.05, 0.05], auroc=auroc)
+        return interpretation(RedactionResults.model_validate({"meta": _meta(), **doc}))
+
+    assert "not informative for this model" in text(0.50)
+    assert "AUROC 0.500, 95% interval [0.420, 0.580] includes 0.5" in text(0.50)
+    assert "not informative" not in text(0.90)
 
 
 def _probe(rescored_ci: list[float], changed: float) -> dict[str, Any]:

@@ -3,6 +3,7 @@ model (the seed's finding at small scale), the response cache, and the statistic
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,26 @@ def test_run_redaction_counts_replacements_and_zero_residuals(
     assert fmt.replacements > 100 * pdb.replacements
     assert all(v.residuals == 0 for v in controlled_result.variants)
     assert all(v.valid_rate == 1.0 for v in controlled_result.variants)
+
+
+def test_run_redaction_keeps_one_prompt_before_and_after_per_class(
+    controlled_result: RedactionResult, controlled: tuple[list[Example], object, Path]
+) -> None:
+    from toolaudit.redaction._report import report_sections
+    from toolaudit.report import render_html
+
+    ex = {e["variant"]: e for e in controlled_result.examples}
+    assert list(ex) == ["pdb_id", "peptide", "format"]
+    first = next(e for e in controlled[0] if e.id == ex["pdb_id"]["row"])
+    pdb = str(first.meta["pdb_id"]) if "pdb_id" in first.meta else None
+    before, after = ex["pdb_id"]["before"], ex["pdb_id"]["after"]
+    assert "<PDB_ID>" in after and "<PDB_ID>" not in before
+    assert pdb is None or (pdb in before and pdb not in after)
+    assert len(before.splitlines()) <= 18  # the changed lines with context, not the prompt
+    page = render_html("R", report_sections(controlled_result))
+    # every replacement in the excerpt is marked, not only the first
+    marked = re.findall(r"<mark>[^<]*&lt;PDB_ID&gt;[^<]*</mark>", page)
+    assert len(marked) == after.count("<PDB_ID>") >= 2
 
 
 def test_run_redaction_statistics_match_direct_computation(

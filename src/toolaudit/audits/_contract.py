@@ -22,7 +22,14 @@ from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.progress import Progress
-from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, Finding, ResultMeta, Section
+from toolaudit.report import (
+    RESULTS_SCHEMA_VERSION,
+    Fallback,
+    Finding,
+    ResultMeta,
+    Section,
+    with_fallbacks,
+)
 
 
 class AuditResult(BaseModel):
@@ -153,16 +160,9 @@ def results_path(audit: Audit[Any, Any], out_dir: Path) -> Path:
 
 
 def audit_sections(audit: Audit[Any, Any], result: AuditResult) -> list[Section]:
-    """``audit.sections(result)`` with one visible note per recorded fallback at the top
-    of the first section (a section titled after the audit when it returned none)."""
-    sections = list(audit.sections(result))
-    notes = [f.sentence() for f in result.meta.fallbacks]
-    if not notes:
-        return sections
-    if not sections:
-        sections = [Section(audit.title)]
-    sections[0].blocks[0:0] = notes
-    return sections
+    """``audit.sections(result)`` with the recorded fallbacks as one table at the top of
+    the first section (a section titled after the audit when it returned none)."""
+    return with_fallbacks(list(audit.sections(result)), result.meta.fallbacks, title=audit.title)
 
 
 #: The progress callback of an audit run (``toolaudit.progress.Progress``).

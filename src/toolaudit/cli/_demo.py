@@ -32,7 +32,13 @@ from toolaudit.audits import (
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, progress
 from toolaudit.cli._validate import output_dir, seed
 from toolaudit.errors import ToolAuditError
-from toolaudit.report import Section, headline_sentence, write_report
+from toolaudit.report import (
+    CONCLUSION_CHANGING,
+    Section,
+    fallback_counts,
+    verdict_card,
+    write_report,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -104,20 +110,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _first_screen(parts: list[DemoPart], targets: list[tuple[str, str | None]]) -> Section:
-    """One verdict line per part, rendered from its headline finding (or its status when
-    it failed or states no verdict), each linking to the part's first section."""
+    """One card per part, rendered from its headline finding (or its status when it
+    failed): severity, a plain sentence, the numbers and the verdict keyword, linking to
+    the part's first section. Fallbacks: their count per audit, and only those that
+    change what a conclusion rests on (each is listed in its audit's section)."""
     sec = Section("What the demo found")
     for part, (title, target) in zip(parts, targets, strict=True):
         if part.status != "ok":
-            sec.headline(f"{title}: {part.status}", target=target)
+            sec.headline(f"{title}: {part.status}", target=target, severity="insufficient",
+                         sentence="This part did not run; its section says why.")  # fmt: skip
             continue
         note = None
         if part.headline is None:
             note = f"{part.part}: {len(part.fallbacks)} fallbacks; details in its section"
-        sec.headline(headline_sentence(title, part.headline, note=note), target=target)
-    fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
-    sec.text(f"Fallbacks in force: {len(fallbacks)} (each listed in the overview below).")
-    for name, f in fallbacks:
+        card = verdict_card(title, part.headline, note=note)
+        sec.headline(card.numbers, target=target, severity=card.severity,
+                     sentence=card.sentence, tag=card.tag)  # fmt: skip
+    counts = fallback_counts([(p.part, p.fallbacks) for p in parts])
+    changing = [(p.part, f) for p in parts for f in p.fallbacks if f.kind in CONCLUSION_CHANGING]
+    sec.text(
+        f"Fallbacks in force: {counts}, each listed once in its audit's section; "
+        f"{len(changing)} change what a conclusion rests on" + (":" if changing else ".")
+    )
+    for name, f in changing:
         sec.text(f"{name}: {f.sentence()}")
     return sec
 
@@ -125,13 +140,12 @@ def _first_screen(parts: list[DemoPart], targets: list[tuple[str, str | None]]) 
 def _overview(
     data_root: Path | None, seed: int, parts: list[DemoPart], timings: list[float]
 ) -> Section:
-    fallbacks = [(p.part, f) for p in parts for f in p.fallbacks]
+    n_fallbacks = sum(len(p.fallbacks) for p in parts)
     ok = sum(p.status == "ok" for p in parts)
     overview = Section("Overview").text(
         f"toolaudit demo on embedded defaults: {ok} of {len(parts)} parts ran, with "
-        f"{len(fallbacks)} fallbacks. Public data root: "
-        + (str(data_root) if data_root else "not found")
-        + f". Seed {seed}."
+        f"{n_fallbacks} fallbacks (each in its part's section and meta.fallbacks). Public "
+        "data root: " + (str(data_root) if data_root else "not found") + f". Seed {seed}."
     )
     overview.table(
         "Parts run (CPU seconds: this process and its children, every thread; an idle "
@@ -143,13 +157,6 @@ def _overview(
           f"{p.load_average:.1f}" if p.load_average is not None else "—"]
          for p, t in zip(parts, timings, strict=True)],
     )  # fmt: skip
-    if fallbacks:
-        overview.table(
-            f"Fallbacks: {len(fallbacks)} substitutions or relaxations, each recorded in its "
-            "part's meta.fallbacks",
-            ["part", "kind", "component", "detail", "count"],
-            [[part, f.kind, f.what, f.detail, f.count] for part, f in fallbacks],
-        )
     return overview
 
 

@@ -89,8 +89,7 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from toolaudit.faults import ARMS, FaultsConfig, report_section, run_faults
-    from toolaudit.report import write_report
+    from toolaudit.faults import ARMS, FaultsConfig, run_faults
 
     root = args.data_root or default_data_root()
     source = args.source
@@ -112,18 +111,27 @@ def _run(args: argparse.Namespace) -> int:
     )
     with progress("faults") as cb:
         payload = run_faults(args.out, config=config, progress=cb)
-    write_report(args.out, "toolaudit faults", [report_section(payload)])
+    write_faults_report(args.out, payload)
     if args.json:
         print_json({"counts": payload["counts"], "summary": payload["summary"]})
     return 0
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from toolaudit.faults import analyze, report_section
-    from toolaudit.report import write_report
+    from toolaudit.faults import analyze
 
     payload = analyze(args.dir)
-    write_report(args.dir, "toolaudit faults", [report_section(payload)])
+    write_faults_report(args.dir, payload)
     if args.json:
         print_json({"counts": payload["counts"], "summary": payload["summary"]})
     return 0
+
+
+def write_faults_report(out: Path, payload: dict[str, Any]) -> None:
+    """``report.md`` and ``report.html`` of a faults payload, its fallbacks listed once."""
+    from toolaudit.faults import report_section
+    from toolaudit.report import with_fallbacks, write_report
+
+    fallbacks = payload["meta"].get("fallbacks") or []
+    sections = with_fallbacks([report_section(payload)], fallbacks, title="Faults")
+    write_report(out, "toolaudit faults", sections)

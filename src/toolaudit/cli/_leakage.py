@@ -15,7 +15,7 @@ from toolaudit.cli._common import (
     progress,
 )
 from toolaudit.cli._validate import output_dir, positive_int, seed
-from toolaudit.report import visible
+from toolaudit.report import visible, with_fallbacks
 
 logger = logging.getLogger(__name__)
 
@@ -258,7 +258,9 @@ def run(args: argparse.Namespace) -> int:
     meta = run_metadata(command="toolaudit leakage", seed=args.seed, config=cfg.as_json())
     meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
     path = write_leakage(args.out, payload, meta=meta)
-    write_report(args.out, "toolaudit leakage", leakage_sections({**payload, "meta": meta}))
+    sections = leakage_sections({**payload, "meta": meta})
+    write_report(args.out, "toolaudit leakage",
+                 with_fallbacks(sections, meta["fallbacks"], title="Leakage"))  # fmt: skip
     for w in result.warnings:
         logger.warning("%s", visible(w))
     if args.json:

@@ -11,7 +11,7 @@ from typing import Any
 from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json, progress
 from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
-from toolaudit.report import visible
+from toolaudit.report import visible, with_fallbacks
 
 # `probe compare --fail-on FINDING` (exit 3 when present). The verdict is one rule on
 # the 90% interval of B-A (toolaudit.stats.equivalence_verdict); the two facts beside it
@@ -246,7 +246,9 @@ def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
     if result["judge"].get("skipped"):
         sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
     if args.report:
-        write_report(study, "toolaudit probe", [study_section(result, margin=args.margin)])
+        sections = [study_section(result, margin=args.margin)]
+        fallbacks = result.get("meta", {}).get("fallbacks", [])
+        write_report(study, "toolaudit probe", with_fallbacks(sections, fallbacks, title="Probe"))
     if args.json:
         print_json(result)
     else:

@@ -17,7 +17,7 @@ from toolaudit.cli._common import (
 from toolaudit.cli._resume import append_run_log, check_run_config, write_run_config
 from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError, TraceFormatError
-from toolaudit.report import visible
+from toolaudit.report import visible, with_fallbacks
 
 
 def register(sub: Any) -> None:
@@ -235,7 +235,8 @@ def run(args: argparse.Namespace) -> int:
     append_run_log(args.out, {"command": "toolaudit redact", "calls": calls})
     meta = run_metadata(command="toolaudit redact", seed=args.seed, config=config)
     out = write_outputs(args.out, result, classes, meta)
-    write_report(args.out, "toolaudit redaction audit", report_sections(result))
+    sections = with_fallbacks(report_sections(result), meta["fallbacks"], title="Redaction")
+    write_report(args.out, "toolaudit redaction audit", sections)
     if args.json:
         import json
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.progress import Progress
-from toolaudit.report import Fallback, Finding
+from toolaudit.report import Finding
 
 
 def report_section(
@@ -19,8 +19,6 @@ def report_section(
     from toolaudit.report import Section
 
     sec = Section(title)
-    for fb in payload["meta"].get("fallbacks") or []:
-        sec.text(Fallback.model_validate(fb).sentence())
     for raw in payload.get("findings") or []:
         sec.text(sentence(Finding.model_validate(raw)))
     from toolaudit.faults._seed import (

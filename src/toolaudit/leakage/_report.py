@@ -8,7 +8,7 @@ from typing import Any
 
 from toolaudit.leakage._verdict import outcome_note, verdict_sentence
 from toolaudit.progress import Progress
-from toolaudit.report import Fallback, Finding, Section, run_metadata, write_results
+from toolaudit.report import Finding, Section, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -160,8 +160,6 @@ def leakage_sections(
         sec.text(verdict_sentence(finding))
         if (payload.get("data") or {}).get("label_source") == "reward":
             sec.text(outcome_note(finding))
-    for fb in (payload.get("meta") or {}).get("fallbacks", []):
-        sec.text(Fallback.model_validate(fb).sentence())
     sec.text(
         f"Partition: {part.get('description', '?')}. Each scope (the full trace and every "
         "tool section) gets TF-IDF features and a balanced logistic regression; the table "

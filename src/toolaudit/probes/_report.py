@@ -11,7 +11,7 @@ from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import compare_findings, sentence
 from toolaudit.probes._mutations import MUTATED
 from toolaudit.progress import Progress
-from toolaudit.report import Fallback, Finding, Section, fmt, run_metadata, write_results
+from toolaudit.report import Finding, Section, fmt, run_metadata, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -195,8 +195,6 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     for text in _sentences(result, "probe.selection"):
         sec.text(text)
     _judge_blocks(sec, result.get("judge") or {}, result)
-    for fb in result.get("meta", {}).get("fallbacks", []):
-        sec.text(Fallback(**fb).sentence())
     return sec
 
 

@@ -19,7 +19,13 @@ from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import LanguageModel
 from toolaudit.progress import Progress
 from toolaudit.redaction._apply import LOCATIONS, RedactionResidualError, redact_examples
-from toolaudit.redaction._scoring import INVALID_SCORE, SCORINGS, Scoring, score_rows
+from toolaudit.redaction._scoring import (
+    INVALID_SCORE,
+    SCORINGS,
+    Scoring,
+    model_input,
+    score_rows,
+)
 from toolaudit.report import Fallback, record_fallback
 from toolaudit.stats import (
     auroc,
@@ -90,6 +96,7 @@ class RedactionResult:
     calls: dict[str, int]
     residual_check: dict[str, Any] = field(default_factory=dict)
     fallbacks: tuple[Fallback, ...] = ()
+    examples: tuple[dict[str, Any], ...] = ()
 
     def variant(self, name: str) -> VariantResult:
         """The variant called ``name``."""
@@ -240,7 +247,54 @@ def run_redaction(
             "residuals": sum(o.residuals for o in outcomes),
         },
         fallbacks=tuple(_fallbacks(variants, len(rows))),
+        examples=tuple(
+            ex
+            for cls, o in zip(classes, outcomes, strict=True)
+            if (ex := redaction_example(rows, o.examples, cls.name)) is not None
+        ),
     )
+
+
+def excerpt_pair(
+    before: str, after: str, *, context: int = 1, max_lines: int = 16
+) -> tuple[str, str]:
+    """The changed lines of two texts with ``context`` lines around each change, at most
+    ``max_lines`` lines a side (skipped stretches shown as ``…``)."""
+    from difflib import SequenceMatcher
+
+    a, b = before.splitlines(), after.splitlines()
+    keep_a: set[int] = set()
+    keep_b: set[int] = set()
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            keep_a.update(range(max(0, i1 - context), min(len(a), i2 + context)))
+            keep_b.update(range(max(0, j1 - context), min(len(b), j2 + context)))
+
+    def cut(lines: list[str], keep: set[int]) -> str:
+        out, last = [], -1
+        for i in sorted(keep)[:max_lines]:
+            if i != last + 1:
+                out.append("…")
+            out.append(lines[i])
+            last = i
+        if last < len(lines) - 1:
+            out.append("…")
+        return "\n".join(out)
+
+    return cut(a, keep_a), cut(b, keep_b)
+
+
+def redaction_example(
+    rows: Sequence[Example], redacted: Sequence[Example], name: str
+) -> dict[str, Any] | None:
+    """The first row whose model input the class changed, as ``{variant, row, before,
+    after}`` excerpts of its changed lines (``None`` when the class changed no row)."""
+    for ex, red in zip(rows, redacted, strict=True):
+        before, after = model_input(ex), model_input(red)
+        if before != after:
+            b, a = excerpt_pair(before, after)
+            return {"variant": name, "row": ex.id, "before": b, "after": a}
+    return None
 
 
 def _fallbacks(variants: Sequence[VariantResult], n_rows: int) -> list[Fallback]:

@@ -45,7 +45,9 @@ class VariantRow(BaseModel):
 
 class RedactionResults(AuditResult):
     """``redaction.json``: variants on the same rows, model calls, the classes applied and
-    the residual check (``residuals`` counts recorded values found again by substring)."""
+    the residual check (``residuals`` counts recorded values found again by substring),
+    and per class one prompt before and after redaction (``examples``: the changed lines
+    of the first row it changed)."""
 
     results_file: ClassVar[str] = "redaction.json"
 
@@ -59,6 +61,7 @@ class RedactionResults(AuditResult):
     groups: dict[str, dict[str, int]]
     classes: list[dict[str, Any]]
     residual_check: dict[str, Any] = {}
+    examples: list[dict[str, Any]] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +99,10 @@ def dependence_finding(
     reaches 0.
 
     Verdicts: ``dependence`` (target drops, control holds), ``nonspecific_drop`` (both
-    drop), ``no_dependence`` (target's interval reaches 0); ``None`` when either variant
-    is missing.
+    drop), ``no_dependence`` (target's interval reaches 0 while the original ranks above
+    chance), ``not_informative`` (target's interval reaches 0 and the original AUROC's
+    interval includes 0.5: a model at chance can show no dependence); ``None`` when either
+    variant is missing.
     """
     rows = {v.name: v for v in result.variants}
     t, c = rows.get(target), rows.get(control)
@@ -108,8 +113,13 @@ def dependence_finding(
         iv = v.delta_ci95 or [None, None]
         return iv[0] is not None and iv[0] > 0
 
+    orig = rows.get("original")
+    civ0 = (orig.ci95 if orig is not None else None) or [None, None]
+    lo0, hi0 = civ0[0], civ0[1]
+    # At chance when the interval includes 0.5 (or is undefined: None or NaN).
+    chance = lo0 is None or hi0 is None or not (lo0 > 0.5 or hi0 < 0.5)
     if not drops(t):
-        verdict = "no_dependence"
+        verdict = "not_informative" if chance else "no_dependence"
     else:
         verdict = "nonspecific_drop" if drops(c) else "dependence"
     civ = c.delta_ci95 or [None, None]
@@ -127,7 +137,7 @@ def dependence_finding(
         p_value=t.p_value,
         subject=f"{target} redacted (AUROC {t.auroc:.3f})" if t.auroc is not None else target,
         details={"metric": "ΔA", "versus": versus, "control_delta": c.delta,
-                 "control_delta_ci95": list(civ)},
+                 "control_delta_ci95": list(civ), "original_ci95": list(civ0)},
     )  # fmt: skip
 
 

@@ -74,6 +74,7 @@ def result_payload(
         "groups": dict(sorted(groups.items())),
         "classes": [class_json(c) for c in classes],
         "residual_check": dict(result.residual_check),
+        "examples": list(result.examples),
         "schema_version": RESULTS_SCHEMA_VERSION,
         "meta": {
             **meta,
@@ -144,6 +145,7 @@ def report_view(result: RedactionResult | Any) -> dict[str, Any]:
             "positives": sum(result.labels),
             "calls": {"requests": sum(int(result.calls.get(k, 0)) for k in ("made", "cached"))},
             "residual_check": dict(result.residual_check),
+            "examples": list(result.examples),
         }
     return dict(result.model_dump(mode="python"))
 
@@ -222,6 +224,14 @@ def report_sections(
             "ΔA with 95% paired bootstrap interval per redacted class", _delta_plot(variants)
         )
     sec.text(interpretation(result))
+    for ex in doc.get("examples") or []:
+        sec.transcript(
+            f"One prompt before and after redacting {ex['variant']} (row {ex['row']}; the "
+            "changed lines with one line of context)",
+            [("prompt", ex["before"])],
+            [("prompt", ex["after"])],
+            labels=("original", f"{ex['variant']} redacted"),
+        )
     return [sec]
 
 
@@ -274,9 +284,34 @@ def finding_sentence(f: Finding) -> str:
     )
 
 
+def at_chance(original: Finding) -> bool:
+    """True when the original AUROC's interval reaches 0.5: the frozen model does not rank
+    the original rows above chance, so no redaction can show that it depends on a class
+    (a null ΔA is then not evidence of no dependence)."""
+    lo, hi = original.interval or (None, None)
+    return lo is None or hi is None or not (lo > 0.5 or hi < 0.5)  # NaN: undefined
+
+
+def chance_sentence(original: Finding) -> str:
+    """The report's statement that the dependence test is not informative for this model,
+    from the original AUROC's computed interval."""
+    lo, hi = original.interval or (None, None)
+    ci = f"[{lo:.3f}, {hi:.3f}]" if lo is not None and hi is not None else "undefined"
+    return (
+        f"The dependence test is not informative for this model: on the original prompts "
+        f"it ranks the rows at chance (AUROC {original.value:.3f}, 95% interval {ci} "
+        f"includes 0.5), so an interval of ΔA that includes 0 is not evidence that the "
+        f"model does not depend on a class."
+    )
+
+
 def interpretation(result: RedactionResult | Any) -> str:
     """A plain-language reading of the variants, rendered from :func:`variant_findings`."""
-    parts = [finding_sentence(f) for f in variant_findings(result)]
+    findings = variant_findings(result)
+    parts = [finding_sentence(f) for f in findings]
+    original = next((f for f in findings if f.verdict == "baseline"), None)
+    if original is not None and original.value is not None and at_chance(original):
+        parts.append(chance_sentence(original))
     parts.append(
         "A large drop after a targeted redaction together with a stable control is evidence "
         "of dependence on the shortcut; the conclusion concerns model behaviour only, since "

@@ -1,5 +1,12 @@
 """Report scaffolding shared by every audit: results JSON, Markdown, one-file HTML."""
 
+from toolaudit.report._cards import (
+    CONCLUSION_CHANGING,
+    Card,
+    fallback_counts,
+    verdict_card,
+    with_fallbacks,
+)
 from toolaudit.report._document import (
     Figure,
     Headline,
@@ -25,6 +32,11 @@ from toolaudit.report._findings import (
 from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
 
 __all__ = [
+    "CONCLUSION_CHANGING",
+    "Card",
+    "fallback_counts",
+    "verdict_card",
+    "with_fallbacks",
     "visible",
     "RESULTS_SCHEMA_VERSION",
     "Fallback",

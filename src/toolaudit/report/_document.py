@@ -53,10 +53,15 @@ class Transcript:
 @dataclass(frozen=True, slots=True)
 class Headline:
     """One verdict line of a report's first screen, linking to the section titled
-    ``target`` (no link when no section has that title)."""
+    ``target`` (no link when no section has that title). As a card it also carries a
+    ``severity`` (``problem``, ``clear``, ``insufficient`` or ``info``), a plain-words
+    ``sentence`` and the verdict keyword as a small ``tag``."""
 
     text: str
     target: str | None = None
+    severity: str | None = None
+    sentence: str | None = None
+    tag: str | None = None
 
 
 @dataclass(slots=True)
@@ -71,9 +76,18 @@ class Section:
         self.blocks.append(paragraph)
         return self
 
-    def headline(self, text: str, *, target: str | None = None) -> Section:
-        """Append a verdict line linking to the section titled ``target``."""
-        self.blocks.append(Headline(text, target))
+    def headline(
+        self,
+        text: str,
+        *,
+        target: str | None = None,
+        severity: str | None = None,
+        sentence: str | None = None,
+        tag: str | None = None,
+    ) -> Section:
+        """Append a verdict line linking to the section titled ``target`` (a card when
+        ``severity`` and ``sentence`` are given)."""
+        self.blocks.append(Headline(text, target, severity, sentence, tag))
         return self
 
     def table(self, caption: str, header: list[str], rows: list[list[Any]]) -> Section:
@@ -97,6 +111,15 @@ class Section:
         """Append a side-by-side view of two transcripts (``(role, text)`` turns)."""
         self.blocks.append(Transcript(caption, labels, list(left), list(right)))
         return self
+
+
+#: The words a card shows for each severity (see ``toolaudit.report._cards``).
+SEVERITY_WORDS: dict[str, str] = {
+    "problem": "problem found",
+    "clear": "nothing found",
+    "insufficient": "not enough data",
+    "info": "for information",
+}
 
 
 def visible(text: str, *, keep: str = "") -> str:
@@ -189,7 +212,14 @@ def render_markdown(title: str, sections: list[Section]) -> str:
             elif isinstance(block, Headline):
                 text = md_text(block.text, cell=True)
                 anchor = anchors.get(block.target) if block.target else None
-                out += [f"- [{text}](#{anchor})" if anchor else f"- {text}", ""]
+                line = f"[{text}](#{anchor})" if anchor else text
+                if block.severity:
+                    line = f"**{SEVERITY_WORDS.get(block.severity, block.severity)}** · {line}"
+                out.append(f"- {line}")
+                if block.sentence:
+                    tag = f" `{md_text(block.tag, cell=True)}`" if block.tag else ""
+                    out.append(f"  {md_text(block.sentence, cell=True)}{tag}")
+                out.append("")
             elif isinstance(block, Table):
                 out += [f"**{md_text(block.caption, cell=True)}**", ""]
                 out.append("| " + " | ".join(md_text(h, cell=True) for h in block.header) + " |")
@@ -256,6 +286,13 @@ nav a{margin-right:1em}
 font-size:.8em;margin:0}
 .tx h4{margin:.3em 0}
 mark{background:#ffe08a}.chg{font-size:.9em;margin:.3em 0}
+.card{margin:.5em 0;padding:.45em .7em;border-left:6px solid #889;background:#f6f7f9}
+.card .verdict{border:0;background:none;padding:0;font-size:.85em;color:#445}
+.card .plain{margin:.2em 0}.sev{font-weight:700;font-size:.8em;text-transform:uppercase}
+.tag{font-size:.75em;color:#556}
+.sev-problem{border-color:#c0392b;background:#fdf1f0}.sev-problem .sev{color:#c0392b}
+.sev-clear{border-color:#2e8b57;background:#f0f8f3}.sev-clear .sev{color:#2e8b57}
+.sev-insufficient{border-color:#d4a017;background:#fdf8ea}.sev-insufficient .sev{color:#9a7400}
 """
 
 
@@ -283,7 +320,17 @@ def render_html(title: str, sections: list[Section]) -> str:
             elif isinstance(block, Headline):
                 anchor = anchors.get(block.target) if block.target else None
                 inner = f"<a href='#{anchor}'>{esc(block.text)}</a>" if anchor else esc(block.text)
-                parts.append(f"<p class='verdict'>{inner}</p>")
+                if not block.severity:
+                    parts.append(f"<p class='verdict'>{inner}</p>")
+                    continue
+                sev = html.escape(block.severity)
+                words = esc(SEVERITY_WORDS.get(block.severity, block.severity))
+                tag = f" <code class='tag'>{esc(block.tag)}</code>" if block.tag else ""
+                plain = f"<p class='plain'>{esc(block.sentence)}{tag}</p>" if block.sentence else ""
+                parts.append(
+                    f"<div class='card sev-{sev}'><span class='sev'>{words}</span>{plain}"
+                    f"<p class='verdict'>{inner}</p></div>"
+                )
             elif isinstance(block, Transcript):
                 parts.append(_transcript_html(block))
             elif isinstance(block, Table):
@@ -328,50 +375,71 @@ def _inline_html(text: str) -> str:
     return str(md.renderInline(text))
 
 
-def _changed_span(a: str, b: str) -> tuple[int, int, int]:
-    """Common prefix length of ``a`` and ``b`` and the lengths of their differing middles
-    (the rest is a common suffix): the span a reader's eye should land on."""
-    n = min(len(a), len(b))
-    pre = 0
-    while pre < n and a[pre] == b[pre]:
-        pre += 1
-    post = 0
-    while post < n - pre and a[len(a) - 1 - post] == b[len(b) - 1 - post]:
-        post += 1
-    if pre < len(a) or pre < len(b):  # widen to whole words: credit_card_95 -> ..._86
-        while pre > 0 and _wordy(a[pre - 1]):
-            pre -= 1
-        while post > 0 and _wordy(a[len(a) - post]):
-            post -= 1
-    return pre, len(a) - pre - post, len(b) - pre - post
+_WORD = re.compile(r"[\w#.\-]+|\s+|.", re.S)
 
 
-def _wordy(c: str) -> bool:
-    return c.isalnum() or c in "_-#."
+def changed_spans(a: str, b: str) -> list[tuple[int, int, int, int]]:
+    """The differing spans of two texts as ``(a_start, a_end, b_start, b_end)`` character
+    offsets, compared word by word (so ``credit_card_95`` -> ``credit_card_86`` is one
+    span, and a redacted prompt shows every replacement)."""
+    from difflib import SequenceMatcher
+
+    wa, wb = _WORD.findall(a), _WORD.findall(b)
+    pa, pb = [0], [0]
+    for w in wa:
+        pa.append(pa[-1] + len(w))
+    for w in wb:
+        pb.append(pb[-1] + len(w))
+    ops = SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
+    spans: list[tuple[int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        a0, a1, b0, b1 = pa[i1], pa[i2], pb[j1], pb[j2]
+        # one span across a short common gap (": ", a quote), so a mark is not choppy
+        if spans and a0 - spans[-1][1] <= 2 and b0 - spans[-1][3] <= 2:
+            a0, b0 = spans[-1][0], spans[-1][2]
+            spans.pop()
+        spans.append((a0, a1, b0, b1))
+    return spans
 
 
 def _changed_line(left: str, right: str, labels: tuple[str, str]) -> str | None:
-    """``changed: OLD → NEW`` for a short difference, else ``None`` (a whole different
-    text needs no pointer)."""
-    pre, n_left, n_right = _changed_span(left, right)
-    if n_left == n_right == 0 or max(n_left, n_right) > 160:
+    """``changed (A → B): OLD → NEW`` for the first short difference, with the number of
+    further ones; ``None`` when there is none or the texts differ wholesale."""
+    spans = changed_spans(left, right)
+    if not spans:
         return None
-    old, new = left[pre : pre + n_left], right[pre : pre + n_right]
-    return f"changed ({labels[0]} → {labels[1]}): {old or '(nothing)'} → {new or '(nothing)'}"
+    a0, a1, b0, b1 = spans[0]
+    if max(a1 - a0, b1 - b0) > 160:
+        return None
+    old, new = left[a0:a1].strip(), right[b0:b1].strip()
+    more = f" (and {len(spans) - 1} more)" if len(spans) > 1 else ""
+    return f"changed ({labels[0]} → {labels[1]}): {old or '(nothing)'} → {new or '(nothing)'}{more}"
+
+
+def _marked(text: str, spans: list[tuple[int, int]]) -> str:
+    out, pos = [], 0
+    for start, end in spans:
+        out.append(html.escape(text[pos:start]))
+        if end > start:
+            out.append(f"<mark>{html.escape(text[start:end])}</mark>")
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
 
 
 def _transcript_html(block: Transcript) -> str:
     left, right = _turns_text(block.left), _turns_text(block.right)
-    texts = (left, right)
-    pre, n_left, n_right = _changed_span(left, right)
+    spans = changed_spans(left, right)
     cols = []
-    for label, text, n in zip(block.labels, texts, (n_left, n_right), strict=True):
-        body = (
-            html.escape(text[:pre])
-            + (f"<mark>{html.escape(text[pre : pre + n])}</mark>" if n else "")
-            + html.escape(text[pre + n :])
+    for label, text, marks in (
+        (block.labels[0], left, [(a0, a1) for a0, a1, _, _ in spans]),
+        (block.labels[1], right, [(b0, b1) for _, _, b0, b1 in spans]),
+    ):
+        cols.append(
+            f"<div><h4>{html.escape(visible(label))}</h4><pre>{_marked(text, marks)}</pre></div>"
         )
-        cols.append(f"<div><h4>{html.escape(visible(label))}</h4><pre>{body}</pre></div>")
     line = _changed_line(left, right, block.labels)
     changed = f"<p class='chg'>{html.escape(line)}</p>" if line else ""
     return (
