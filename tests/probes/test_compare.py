@@ -28,6 +28,25 @@ def test_compare_files_retail_test40_pair(shared_data: Path) -> None:
     assert out["rerun_flips_a"]["flip_rate"] is None  # one trial per task
 
 
+def test_compare_names_the_changed_tasks_and_the_command_that_opens_them(
+    shared_data: Path,
+) -> None:
+    out = compare_files(shared_data / RETAIL_A, shared_data / RETAIL_B, n_boot=200)
+    assert out["warnings"] == []  # same domain, task set and user simulator
+    assert len(out["changed_tasks"]) == out["tasks_changed"] == 12
+    assert out["a"]["view"] == [f"tau2 view --file {shared_data / RETAIL_A}"]
+    assert out["a"]["user_models"] == out["b"]["user_models"] == ["gpt-4.1"]
+
+
+def test_compare_warns_when_task_set_or_user_simulator_differ(shared_data: Path) -> None:
+    gemini = "tau2/simulations/airline__gemini-2.5-flash__user-same__10tasks-x2.json"
+    out = compare_files(shared_data / AIRLINE_A, shared_data / gemini, n_boot=200)
+    task_set, simulator = out["warnings"]
+    assert task_set.startswith("A and B differ in task set: 17 task(s) only in A (13, 16,")
+    assert "7 only in B (0, 1, 3, 4, 5 and 2 more); only the 3 tasks both ran" in task_set
+    assert simulator.startswith("the user simulator differs: A uses gpt-4.1, B uses gemini/")
+
+
 def test_compare_files_counts_premature_runs_and_unmatched_tasks(shared_data: Path) -> None:
     kept = compare_files(shared_data / AIRLINE_A, shared_data / AIRLINE_QWEN, n_boot=200)
     assert kept["b"]["premature_runs"] == 10  # 9 agent_error + 1 too_many_errors
@@ -126,7 +145,11 @@ def test_compare_multi_trial_files_task_level_against_raw_counts(shared_data: Pa
     assert lo <= tl["delta"] <= hi
     # Several trials per task: trial indices are arbitrary, so no McNemar over them.
     assert out["mcnemar"]["applicable"] is False and out["mcnemar"]["p"] is None
-    assert out["warnings"] == []  # both airline
+    # both airline, but different task sets and user simulators (each plays its own user)
+    assert [w.split(":")[0] for w in out["warnings"]] == [
+        "A and B differ in task set",
+        "the user simulator differs",
+    ]
 
 
 def test_pass_hat_k_of_real_multi_trial_files_against_raw_counts(shared_data: Path) -> None:
@@ -157,7 +180,7 @@ def test_rerun_flips_of_real_multi_trial_files_against_raw_counts(shared_data: P
 
 def test_compare_airline_with_retail_warns(shared_data: Path) -> None:
     out = compare_files(shared_data / AIRLINE_A, shared_data / RETAIL_A, n_boot=100)
-    assert len(out["warnings"]) == 1
+    assert len(out["warnings"]) == 2  # the domains, then the task sets
     assert "airline" in out["warnings"][0] and "retail" in out["warnings"][0]
 
 

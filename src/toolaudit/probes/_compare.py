@@ -36,7 +36,7 @@ import numpy as np
 from toolaudit.errors import DataError, TraceFormatError
 from toolaudit.probes._stats import pass_hat_k, task_level_comparison, tau2_success
 from toolaudit.stats import cluster_mean_bootstrap, equivalence_verdict, mcnemar_exact
-from toolaudit.traces import Episode, load_episodes
+from toolaudit.traces import Episode, load_episodes, view_command
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,9 @@ class ResultSide:
     excluded_premature: int = 0
     duplicate_runs: int = 0
     domains: set[str] = field(default_factory=set)
+    user_models: set[str] = field(default_factory=set)
+    inspect_tasks: set[str] = field(default_factory=set)
+    views: set[str] = field(default_factory=set)
 
     def tasks_missing_trials(self) -> dict[str, int]:
         """Task -> number of scored trials, for tasks below the modal trial count."""
@@ -81,6 +84,9 @@ class ResultSide:
             "duplicate_runs": self.duplicate_runs,
             "tasks_missing_trials": self.tasks_missing_trials(),
             "domains": sorted(self.domains),
+            "user_models": sorted(self.user_models),
+            "inspect_tasks": sorted(self.inspect_tasks),
+            "view": sorted(self.views),
             "pass_hat_k": pass_hat_k(
                 {t: [tau2_success(r) for r in v.values()] for t, v in self.rewards.items()}
             ),
@@ -120,6 +126,12 @@ def read_side(
         domain = ep.source.get("domain")
         if domain:
             side.domains.add(str(domain))
+        if ep.source.get("user_model"):
+            side.user_models.add(str(ep.source["user_model"]))
+        if ep.source.get("format") == "inspect" and ep.source.get("task"):
+            side.inspect_tasks.add(str(ep.source["task"]))
+        if (view := view_command(ep.source)) is not None:
+            side.views.add(view)
         label = f"{ep.task_id}#{ep.trial}"
         premature = ep.termination_reason not in NORMAL_ENDINGS
         if premature:
@@ -200,6 +212,7 @@ def compare_sides(
             f"A is {'/'.join(sorted(a.domains))} and B is {'/'.join(sorted(b.domains))}: "
             "tasks are paired by id across different domains, so the pairs are not the same task"
         )
+    warnings += _side_differences(a, b, only_a, only_b, len(common))
     for w in warnings:
         logger.warning("%s", w)
     mcnemar: dict[str, Any] = (
@@ -253,6 +266,7 @@ def compare_sides(
         ),
         "warnings": warnings,
         "tasks_changed": int((diffs != 0).sum()),
+        "changed_tasks": [t for t, d in zip(common, diffs, strict=True) if d != 0],
         "rerun_flips_a": rerun_flips(a, threshold=threshold, seed=seed, n_boot=n_boot),
         "rerun_flips_b": rerun_flips(b, threshold=threshold, seed=seed, n_boot=n_boot),
     }
@@ -272,6 +286,38 @@ def compare_files(
     a = read_side(path_a, exclude_premature=exclude_premature)
     b = read_side(path_b, exclude_premature=exclude_premature)
     return compare_sides(a, b, margin=margin, threshold=threshold, seed=seed, n_boot=n_boot)
+
+
+def _ids(ids: list[str], n: int = 5) -> str:
+    return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
+
+
+def _side_differences(
+    a: ResultSide, b: ResultSide, only_a: list[str], only_b: list[str], n_common: int
+) -> list[str]:
+    """Warnings for two sides that differ in what they ran: their task sets, the Inspect
+    task, or the user simulator (the domain is checked by the caller)."""
+    out = []
+    if only_a or only_b:
+        out.append(
+            f"A and B differ in task set: {len(only_a)} task(s) only in A"
+            + (f" ({_ids(only_a)})" if only_a else "")
+            + f", {len(only_b)} only in B"
+            + (f" ({_ids(only_b)})" if only_b else "")
+            + f"; only the {n_common} tasks both ran are compared"
+        )
+    if a.inspect_tasks and b.inspect_tasks and a.inspect_tasks != b.inspect_tasks:
+        out.append(
+            f"A and B come from different Inspect tasks ({'/'.join(sorted(a.inspect_tasks))} "
+            f"vs {'/'.join(sorted(b.inspect_tasks))}): samples are paired by id across tasks"
+        )
+    if a.user_models and b.user_models and a.user_models != b.user_models:
+        out.append(
+            f"the user simulator differs: A uses {'/'.join(sorted(a.user_models))}, B uses "
+            f"{'/'.join(sorted(b.user_models))}, so a change may come from the simulated user "
+            "rather than the agent"
+        )
+    return out
 
 
 def _natural(task: str) -> tuple[int, str]:

@@ -289,6 +289,16 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
     )
     for w in result.get("warnings", []):
         sec.text(f"Warning: {w}.")
+    changed = result.get("changed_tasks") or []
+    views = [*a.get("view", []), *b.get("view", [])]
+    if changed:
+        more = f" and {len(changed) - 20} more" if len(changed) > 20 else ""
+        sec.text(
+            f"Tasks whose mean reward moved (B − A ≠ 0): {len(changed)}, ids "
+            f"{', '.join(changed[:20])}{more}."
+            + (" Open the transcripts with " + " and ".join(f"`{v}`" for v in views) + "."
+               if views else "")
+        )  # fmt: skip
     for f in compare_findings(result):
         sec.text(sentence(f))
     mc = result["mcnemar"]

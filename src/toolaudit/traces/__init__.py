@@ -39,8 +39,10 @@ from toolaudit.traces._schema import (
     ToolSection,
 )
 from toolaudit.traces._source import read_json_document
+from toolaudit.traces._view import view_command
 
 __all__ = [
+    "view_command",
     "read_json_document",
     "summary_rows",
     "TRACES_AUDIT",
