@@ -487,3 +487,23 @@ def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    # No horizontal overflow: the page's scroll width equals its client width at 1280 px
+    # (wide tables scroll inside their own box, figures fit). A copy of the page writes
+    # both widths into its DOM, which Chromium dumps after layout.
+    probe = tmp_path / "overflow.html"
+    probe.write_text(
+        (demo_out / "report.html")
+        .read_text(encoding="utf-8")
+        .replace(
+            "</body>",
+            "<script>window.addEventListener('load',()=>{const d=document.documentElement;"
+            "document.body.setAttribute('data-widths',d.scrollWidth+'x'+d.clientWidth)})"
+            "</script></body>",
+        ),
+        encoding="utf-8",
+    )
+    dump = [*cmd[:-2], "--virtual-time-budget=5000", "--dump-dom", probe.resolve().as_uri()]
+    proc = subprocess.run(dump, capture_output=True, text=True, timeout=180, check=False)
+    widths = re.search(r'data-widths="(\d+)x(\d+)"', proc.stdout)
+    assert widths is not None, proc.stderr[-2000:]
+    assert widths.group(1) == widths.group(2), f"page overflows: scroll x client = {widths[0]}"

@@ -25,6 +25,7 @@ ESC = "\x1b"
 LINK = "[link=http://evil.example]click[/link]"
 MARKUP = "get_[/x]"
 RED = f"{ESC}[31mred{ESC}[0m"
+UNWRITABLE = "/proc/toolaudit-unwritable"  # nothing can be created under /proc
 NO_MODEL = "hf:/nonexistent/toolaudit-model"  # any case that would load a model stops here
 
 
@@ -105,6 +106,13 @@ def f(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, frozen_tcr: P
     ns.folder = root / "a_folder"
     ns.folder.mkdir()
     ns.afile = put("afile.txt", "I am a file\n")
+    # JMESPath expressions that compile but fail on a record
+    ns.foreign = put("foreign.jsonl", '{"a": [1, 2], "label": 1, "text": "x"}\n')
+    for name, expr in [("len", "length(`1`)"), ("fn", "foo(a)"), ("slice", "a[::0]"),
+                       ("sort", "sort_by(a, &b)")]:  # fmt: skip
+        setattr(
+            ns, f"map_{name}", put(f"map_{name}.json", json.dumps({"id": expr, "label": "label"}))
+        )
     ns.small = root / "small.jsonl"
     write_jsonl(ns.small, _small_examples())
     ns.hostile = root / "hostile.jsonl"
@@ -243,6 +251,9 @@ OPTION_CASES: list[Case] = [
     E("missing-required", lambda f, o: ["leakage", s(f.small)], "--out"),
     # traces
     E("traces-format-bogus", lambda f, o: ["traces", "inspect", s(f.small), "--format", "x"], "format"),
+    *[E(f"traces-mapping-eval-{name}", lambda f, o, name=name: ["traces", "convert", s(f.foreign), "--mapping", s(getattr(f, f"map_{name}")), "--out", s(o / "x.jsonl")],
+        "foreign.jsonl, line 1", f"map_{name}.json", "fails on this record", why) for name, why in
+      [("len", "JMESPathTypeError"), ("fn", "UnknownFunctionError"), ("slice", "slice step cannot be zero"), ("sort", "JMESPathTypeError")]],
     E("traces-mapping-missing", lambda f, o: ["traces", "inspect", s(f.small), "--mapping", s(f.missing)], "missing.jsonl"),
     E("traces-convert-out-dir", lambda f, o: ["traces", "convert", s(f.small), "--out", s(f.folder)], "--out", "a_folder"),
     E("traces-convert-out-missing-parent", lambda f, o: ["traces", "convert", s(f.small), "--out", s(o / "no" / "x.jsonl")], "--out", "does not exist"),
@@ -366,6 +377,17 @@ OPTION_CASES: list[Case] = [
     E("faults-analyze-missing", lambda f, o: ["faults", "analyze", s(f.missing)], "missing.jsonl"),
     E("faults-analyze-empty-folder", lambda f, o: ["faults", "analyze", s(f.folder)], "a_folder"),
     E("faults-analyze-truncated-only", lambda f, o: ["faults", "analyze", s(f.rows_trunc)], "faults_trunc", waits_for="issue 10"),
+    # an output nothing can be written to (/proc: no file or folder can be created there),
+    # refused in one line before any work
+    *[E(f"{name}-out-unwritable", argv, "--out", "nothing can be created in '/proc'") for name, argv in [
+        ("traces-convert", lambda f, o: ["traces", "convert", s(f.small), "--out", UNWRITABLE + ".jsonl"]),
+        ("probe-run", lambda f, o: ["probe", "run", "--out", UNWRITABLE]),
+        ("redact", lambda f, o: ["redact", s(f.tcr), "--out", UNWRITABLE, "--model", f"sklearn:{f.frozen}"]),
+        ("datasets-make", lambda f, o: ["datasets", "make", "tcr-shortcut", "--out", UNWRITABLE]),
+        ("probe-compare", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--out", UNWRITABLE]),
+        ("models-train", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", UNWRITABLE + ".joblib"]),
+        ("leakage", lambda f, o: ["leakage", s(f.small), "--out", UNWRITABLE]),
+    ]],
     # demo (only cases refused before any part runs)
     E("demo-out-file", lambda f, o: ["demo", "--out", s(f.afile)], "--out", "afile.txt"),
     E("demo-data-root-typo", lambda f, o: ["demo", "--out", s(o), "--data-root", s(f.root / "typo")], "data-root", "typo"),

@@ -138,6 +138,43 @@ def test_config_replays_a_results_file(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out)["meta"]["config"]["margin"] == 0.3  # CLI wins
 
 
+def test_config_replays_from_another_folder_and_says_when_an_input_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    run_dir, other = tmp_path / "run", tmp_path / "elsewhere"
+    run_dir.mkdir()
+    other.mkdir()
+    _episodes(run_dir / "a.jsonl", [1.0, 0.0, 1.0, 1.0] * 5)
+    _episodes(run_dir / "b.jsonl", [1.0, 1.0, 0.0, 1.0] * 5)
+    monkeypatch.chdir(run_dir)  # inputs given relative to the folder the run starts in
+    assert (
+        main(["-q", "probe", "compare", "a.jsonl", "b.jsonl", "--seed", "3", "--out", "out"]) == 0
+    )
+    first = json.loads((run_dir / "out" / "compare.json").read_text())
+    assert first["meta"]["inputs"]["a"]["path"] == "../a.jsonl"
+    monkeypatch.chdir(other)
+    recorded = run_dir / "out" / "compare.json"
+    assert main(["-q", "probe", "compare", "--config", str(recorded), "--out", "again"]) == 0
+    again = json.loads((other / "again" / "compare.json").read_text())
+
+    def without_paths(doc: dict) -> str:
+        for entry in doc["meta"]["inputs"].values():
+            entry.pop("path")  # relative to each results file's own folder
+        text = json.dumps(doc, sort_keys=True)
+        for name in ("a", "b"):
+            text = text.replace(str(run_dir / f"{name}.jsonl"), f"{name}.jsonl")
+        return text
+
+    # the same results; only the spelling of the input paths differs (now absolute)
+    assert without_paths(again) == without_paths(first)
+    assert again["meta"]["inputs"]["a"]["sha256"] == first["meta"]["inputs"]["a"]["sha256"]
+    _episodes(run_dir / "a.jsonl", [0.0, 0.0, 1.0, 1.0] * 5)  # the input changes
+    with caplog.at_level(logging.WARNING):
+        assert main(["-q", "probe", "compare", "--config", str(recorded), "--out", "third"]) == 0
+    assert any("input a" in r.getMessage() and "changed since the run" in r.getMessage()
+               for r in caplog.records)  # fmt: skip
+
+
 def test_config_from_another_command_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

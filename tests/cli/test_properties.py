@@ -7,6 +7,7 @@ import argparse
 import html
 import json
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -167,7 +168,12 @@ def test_markdown_table_rows_keep_their_column_count(cells: list[str]) -> None:
 @given(text=st.text(max_size=60))
 def test_html_report_has_no_raw_markup_or_control_bytes_from_content(text: str) -> None:
     page = render_html("t", [Section("s").text(text).table("c", ["h"], [[text]])])
-    assert f"<p>{html.escape(visible(text))}</p>" in page
+    para = re.search(r"<h2 id='s0'>s</h2>\n<p>(.*?)</p>\n<div class='tw'>", page, re.S)
+    assert para is not None
+    # Inline Markdown is rendered (code spans, emphasis), never other markup or links
+    assert set(re.findall(r"</?([a-zA-Z][a-zA-Z0-9]*)", para[1])) <= {"em", "strong", "code"}
+    if not any(c in text for c in "*_`\\[]<>&'\""):  # no Markdown or escaping at play
+        assert para[1] == html.escape(visible(text))
     assert all(c.isprintable() or c in "\n " for c in page)
     assert md_text(text).count("|") == md_text(text).count("\\|")
 

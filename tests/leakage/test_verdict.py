@@ -213,3 +213,18 @@ def test_presence_sentence_says_below_when_the_gap_is_reliably_negative():
 
     text = _presence_tail(_pres(0.95, [0.88, 0.99], (-0.30, -0.45, -0.12)))
     assert "the full trace is reliably below it" in text
+
+
+def test_heatmap_with_many_groups_shows_the_top_twenty_and_counts_the_rest() -> None:
+    from toolaudit.leakage._report import MAX_HEATMAP_GROUPS, heatmap_groups
+
+    groups = [f"g{i:02d}" for i in range(50)]
+    # g00..g29 are scored in both scopes, g30..g49 in one; size grows with the index
+    by_group = {g: {"auroc": 0.6, "n": i} for i, g in enumerate(groups)}
+    sparse = {g: ({"auroc": 0.6, "n": i} if i < 30 else {}) for i, g in enumerate(groups)}
+    payload = {"scopes": [{"features": "f", "by_group": by_group},
+                          {"features": "f", "by_group": sparse}]}  # fmt: skip
+    shown = heatmap_groups(payload, "f", groups)
+    assert len(shown) == MAX_HEATMAP_GROUPS == 20
+    assert shown == [f"g{i:02d}" for i in range(10, 30)]  # the most scored, largest first
+    assert heatmap_groups(payload, "f", groups[:12]) == groups[:12]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -28,6 +29,8 @@ from typing import Any, Literal, TextIO
 from toolaudit.errors import ConfigError
 from toolaudit.progress import Progress as ProgressCallback
 from toolaudit.report import clean_json as _clean
+
+logger = logging.getLogger(__name__)
 
 ProgressMode = Literal["auto", "rich", "plain", "off"]
 
@@ -285,8 +288,31 @@ def read_config(path: str | Path) -> tuple[str | None, dict[str, Any]]:
     config = dict(meta["config"])
     if meta.get("seed") is not None:
         config.setdefault("seed", meta["seed"])
+    inputs = meta.get("inputs")
+    for key, entry in (inputs if isinstance(inputs, dict) else {}).items():
+        if key in config and isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            config[key] = _recorded_input(path, key, entry)
     command = meta.get("command")
     return (command if isinstance(command, str) else None), config
+
+
+def _recorded_input(results: Path, key: str, entry: dict[str, Any]) -> str:
+    """An input recorded in ``meta.inputs`` (relative to the results file's folder), as a
+    path from here; a warning when the file's size or SHA-256 changed since the run."""
+    from toolaudit.report import file_digest
+
+    where = Path(os.path.normpath(results.resolve().parent / entry["path"]))
+    if where.is_file() and "sha256" in entry:
+        size = where.stat().st_size
+        if size != entry.get("bytes") or file_digest(where) != entry["sha256"]:
+            logger.warning(
+                "--config: input %s (%s) changed since the run recorded in %s (%s bytes now, "
+                "%s then; SHA-256 differs): the replay reads the file as it is now",
+                key, where, results, size, entry.get("bytes"),
+            )  # fmt: skip
+    elif not where.exists():
+        logger.warning("--config: input %s recorded as %s is gone", key, where)
+    return str(where)
 
 
 def default_data_root() -> Path | None:

@@ -119,9 +119,33 @@ def _blocking_ancestor(path: Path) -> Path | None:
     return None
 
 
+def _unwritable(folder: Path) -> str | None:
+    """Why nothing can be created in the existing ``folder`` (``None`` when something
+    can): a real probe (a temporary folder made and removed), since permission bits do
+    not tell a read-only file system or a virtual one such as /proc."""
+    import tempfile
+
+    try:
+        Path(tempfile.mkdtemp(prefix=".toolaudit-probe-", dir=folder)).rmdir()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
+def _writable_ancestor_check(text: str, path: Path) -> None:
+    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    why = _unwritable(existing)
+    if why is not None:
+        raise argparse.ArgumentTypeError(
+            f"invalid value {text!r}; allowed: a folder this user can write, but nothing can "
+            f"be created in {str(existing)!r} ({why})"
+        )
+
+
 def output_dir(text: str) -> Path:
     """An output folder: an existing folder, or a path that can be created as one
-    (missing parents are created later); refused when it, or a parent, is a file."""
+    (missing parents are created later); refused when it, or a parent, is a file, or
+    when nothing can be written there (checked before any work is done)."""
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(
@@ -133,6 +157,7 @@ def output_dir(text: str) -> Path:
             f"invalid value {text!r}; allowed: a folder (or a new path), but {str(blocker)!r} "
             "is a file"
         )
+    _writable_ancestor_check(text, path)
     return path
 
 
@@ -150,6 +175,7 @@ def output_file(text: str) -> Path:
             f"invalid value {text!r}; allowed: a file in an existing folder, but "
             f"{str(parent)!r} {why}"
         )
+    _writable_ancestor_check(text, parent)
     return path
 
 

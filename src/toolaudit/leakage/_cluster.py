@@ -57,13 +57,21 @@ def dask_client(
         yield None
         return
     dist = require_distributed()
+    # distributed's loggers carry their own level (INFO) and handler: make them follow
+    # the CLI's --log-level / -q, so a quiet run prints no cluster chatter
+    level = logging.getLogger().getEffectiveLevel()
+    for name in ("distributed", "dask"):
+        logging.getLogger(name).setLevel(level)
     if scheduler == "local":
         with (
             dist.LocalCluster(
                 n_workers=max(n_workers, 1),
                 threads_per_worker=1,
                 processes=False,
-                dashboard_address=None,
+                # distributed starts an HTTP server on every scheduler and worker even
+                # with the dashboard off (None: all interfaces); bind them to loopback
+                dashboard_address="127.0.0.1:0",
+                worker_dashboard_address="127.0.0.1:0",
             ) as cluster,
             dist.Client(cluster) as client,
         ):
@@ -89,6 +97,8 @@ def run_on_client(
     dist = require_distributed()
     pending: list[tuple[Any, Any]] = []
     for n, (tag, args) in enumerate(calls):
+        # large arrays travel as scattered data, not inside the task graph
+        args = tuple(client.scatter(a, hash=False) if _large(a) else a for a in args)
         # distinct keys: equal inputs in two sweeps must not be merged into one task
         pending.append((tag, client.submit(func, *args, pure=False, key=f"pt2d-fit-{n}")))
         while len(pending) >= window:
@@ -99,3 +109,11 @@ def run_on_client(
     for t, fut in pending:
         yield t, fut.result()
         fut.release()
+
+
+def _large(value: Any) -> bool:
+    """An array (dense or sparse) of 1 MiB or more."""
+    nbytes = getattr(value, "nbytes", None)
+    if nbytes is None and hasattr(value, "data") and hasattr(value, "indices"):
+        nbytes = value.data.nbytes + value.indices.nbytes  # scipy.sparse CSR/CSC
+    return isinstance(nbytes, int) and nbytes >= 1 << 20

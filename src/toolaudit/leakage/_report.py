@@ -85,6 +85,28 @@ def _roc_chart(roc: dict[str, Any]) -> Any:
     return fig
 
 
+#: A heatmap with more groups than this shows only the top ones (labels stay readable).
+MAX_HEATMAP_GROUPS = 20
+
+
+def heatmap_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> list[str]:
+    """The groups the heatmap shows: all of them up to :data:`MAX_HEATMAP_GROUPS`, else
+    that many, those with a defined AUROC in the most scopes first, then the largest
+    (``n`` where recorded), then by name; shown in their original order."""
+    if len(groups) <= MAX_HEATMAP_GROUPS:
+        return groups
+    scopes = [r for r in payload["scopes"] if r["features"] == focus]
+
+    def rank(g: str) -> tuple[int, int, str]:
+        cells = [r["by_group"].get(g) or {} for r in scopes]
+        defined = sum(c.get("auroc") is not None for c in cells)
+        size = max((int(c.get("n") or 0) for c in cells), default=0)
+        return (-defined, -size, g)
+
+    keep = set(sorted(groups, key=rank)[:MAX_HEATMAP_GROUPS])
+    return [g for g in groups if g in keep]
+
+
 def _heatmap(payload: dict[str, Any], focus: str, groups: list[str]) -> Any:
     import numpy as np
 
@@ -189,10 +211,14 @@ def leakage_sections(
     )
     sec.figure("AUROC by scope and feature set (error bars: 95% CI)", _bar_chart(payload))
     if group_names:
+        shown = heatmap_groups(payload, focus, group_names)
+        rest = len(group_names) - len(shown)
         sec.figure(
-            f"AUROC per evaluation group ({focus}; blank where a group has one class)",
-            _heatmap(payload, focus, group_names),
-        )
+            f"AUROC per evaluation group ({focus}; blank where a group has one class)"
+            + (f"; the {len(shown)} groups scored in the most scopes (largest first), "
+               f"{rest} more in the table above" if rest else ""),
+            _heatmap(payload, focus, shown),
+        )  # fmt: skip
     roc = payload.get("roc")
     if roc and roc.get("curves"):
         sec.figure("ROC curves: best tool against the full trace", _roc_chart(roc))

@@ -29,7 +29,13 @@ from toolaudit.report._findings import (
     headline_sentence,
     record_fallback,
 )
-from toolaudit.report._meta import clean_json, package_versions, run_metadata, write_results
+from toolaudit.report._meta import (
+    clean_json,
+    file_digest,
+    package_versions,
+    run_metadata,
+    write_results,
+)
 
 __all__ = [
     "CONCLUSION_CHANGING",
@@ -46,6 +52,7 @@ __all__ = [
     "record_fallback",
     "Figure",
     "clean_json",
+    "file_digest",
     "Headline",
     "headline_sentence",
     "Section",

@@ -66,12 +66,58 @@ def clean_json(obj: Any) -> Any:
     return obj
 
 
+#: ``meta.config`` keys that name outputs or caches, never inputs to record.
+_NOT_INPUTS = frozenset({"out", "dir", "cache", "study", "report"})
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes (hex), read in 1 MiB blocks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_record(config: dict[str, Any], results_dir: Path) -> dict[str, Any]:
+    """``meta.inputs``: each configured input path that exists (a top-level string of
+    ``config`` naming a file or folder), as a path relative to the results file's folder,
+    with a file's size and SHA-256, so ``--config`` replays from any folder and says when
+    an input changed since."""
+    import os
+
+    out: dict[str, Any] = {}
+    for key, value in sorted(config.items()):
+        if key in _NOT_INPUTS or not isinstance(value, str) or not value:
+            continue
+        p = Path(value)
+        try:
+            exists = p.exists()
+        except OSError:  # a name too long to be a path
+            continue
+        if not exists or ("/" not in value and not p.suffix):
+            continue
+        entry: dict[str, Any] = {"path": os.path.relpath(p.resolve(), results_dir.resolve())}
+        if p.is_file():
+            entry |= {"bytes": p.stat().st_size, "sha256": file_digest(p)}
+        out[key] = entry
+    return out
+
+
 def write_results(path: str | Path, payload: dict[str, Any]) -> Path:
     """Write a results JSON file with stable formatting (NaN → null, sorted keys); a
-    payload with ``meta`` but no ``schema_version`` gets the current one."""
+    payload with ``meta`` but no ``schema_version`` gets the current one, and a ``meta``
+    with a ``config`` gets ``inputs`` (:func:`input_record`) unless it has them."""
     if "meta" in payload and "schema_version" not in payload:
         payload = {"schema_version": RESULTS_SCHEMA_VERSION, **payload}
     path = Path(path)
+    meta = payload.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("config"), dict) and "inputs" not in meta:
+        inputs = input_record(meta["config"], path.parent)
+        if inputs:
+            payload = {**payload, "meta": {**meta, "inputs": inputs}}
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(clean_json(payload), indent=2, sort_keys=True, ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")

@@ -31,7 +31,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.traces._jsonl import iter_json_objects
@@ -56,6 +64,16 @@ def compile_expression(expr: str) -> Any:
         raise ConfigError(f"invalid JMESPath expression {expr!r}: {first}") from None
 
 
+class MappingEvalError(Exception):
+    """A valid JMESPath expression that fails on one record (a type error in a function,
+    an unknown function, a zero slice step, nesting too deep); the loaders turn it into
+    a one-line error naming the mapping, the data file, the line and the expression."""
+
+    def __init__(self, expr: str, reason: str) -> None:
+        self.expr, self.reason = expr, reason
+        super().__init__(f"{expr}: {reason}")
+
+
 def search(expr: str, obj: Any) -> Any:
     """Evaluate a JMESPath expression on one record (None when it selects nothing).
 
@@ -64,7 +82,22 @@ def search(expr: str, obj: Any) -> Any:
     >>> search("messages[?role=='tool'].content", {"messages": [{"role": "tool", "content": "x"}]})
     ['x']
     """
-    return compile_expression(expr).search(obj)
+    from jmespath.exceptions import JMESPathError
+
+    compiled = compile_expression(expr)
+    try:
+        return compiled.search(obj)
+    except (JMESPathError, ValueError, TypeError, RecursionError) as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise MappingEvalError(expr, f"{type(exc).__name__}: {text}"[:300]) from None
+
+
+def mapping_failure(exc: MappingEvalError, m: FieldMapping, *, path: Path, line: int) -> Exception:
+    """The one-line error of a mapping expression that failed on a record."""
+    origin = f"mapping {m.origin}: " if m.origin else ""
+    return TraceFormatError(
+        path, line, exc.expr, f"{origin}the expression fails on this record ({exc.reason})"
+    )
 
 
 class _Strict(BaseModel):
@@ -132,6 +165,7 @@ class FieldMapping(_Strict):
     must select a value unless its key is listed in ``optional``.
     """
 
+    _origin: str | None = PrivateAttr(default=None)
     kind: Literal["examples", "episodes"] = "examples"
     optional: list[str] = Field(default_factory=list)
     # Examples
@@ -196,12 +230,19 @@ class FieldMapping(_Strict):
         if isinstance(obj, dict):
             obj = {k: v for k, v in obj.items() if not k.startswith("_")}  # "_comment" keys
         try:
-            return cls.model_validate(obj)
+            mapping = cls.model_validate(obj)
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"]) or "<mapping>"
             msg = str(first["msg"]).removeprefix("Value error, ")
             raise TraceFormatError(path, None, loc, msg[:1].lower() + msg[1:]) from None
+        mapping._origin = str(path)
+        return mapping
+
+    @property
+    def origin(self) -> str | None:
+        """The mapping's file (or shipped name) when it was read with ``from_file``."""
+        return self._origin
 
 
 def select(
@@ -232,7 +273,10 @@ def load_mapped(path: str | Path, mapping: FieldMapping) -> Iterator[Example]:
     (an Example mapping; Episode mappings are read by ``load_mapped_episodes``)."""
     path = Path(path)
     for lineno, obj in iter_json_objects(path):
-        yield _example(obj, mapping, path=path, line=lineno)
+        try:
+            yield _example(obj, mapping, path=path, line=lineno)
+        except MappingEvalError as exc:
+            raise mapping_failure(exc, mapping, path=path, line=lineno) from None
 
 
 def _label(value: Any, m: FieldMapping, *, path: Path, line: int) -> int:

@@ -16,7 +16,13 @@ from typing import Any
 
 from toolaudit.errors import TraceFormatError
 from toolaudit.traces._jsonl import iter_json_objects
-from toolaudit.traces._mapping import FieldMapping, search, select
+from toolaudit.traces._mapping import (
+    FieldMapping,
+    MappingEvalError,
+    mapping_failure,
+    search,
+    select,
+)
 from toolaudit.traces._schema import Episode, Message, ToolCall
 from toolaudit.traces._source import as_text, kind_of
 
@@ -33,7 +39,10 @@ def load_mapped_episodes(path: str | Path, mapping: FieldMapping) -> Iterator[Ep
     """
     path = Path(path)
     for lineno, obj in iter_json_objects(path):
-        yield _episode(obj, mapping, path=path, line=lineno)
+        try:
+            yield _episode(obj, mapping, path=path, line=lineno)
+        except MappingEvalError as exc:
+            raise mapping_failure(exc, mapping, path=path, line=lineno) from None
 
 
 def _number(value: Any, expr: str, *, path: Path, line: int, kind: str) -> float:
