@@ -117,7 +117,7 @@ def test_probe_compare_fail_on_different_exits_3(
     assert main(["probe", "compare", str(a), str(b), "--json"]) == 0  # no gate, no failure
     capsys.readouterr()
     assert main(["probe", "compare", str(a), str(b), "--fail-on", "worse"]) == 2
-    assert "invalid choice: 'worse'" in capsys.readouterr().err
+    assert "--fail-on: invalid value 'worse'; allowed: different," in capsys.readouterr().err
     # under -q the failing gate is still named: a CI log says why it failed
     code = main(["-q", "probe", "compare", str(a), str(b), "--json", "--fail-on", "different"])
     assert code == EXIT_FINDING

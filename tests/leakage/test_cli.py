@@ -116,7 +116,6 @@ def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):
         ("--backend", "ray", "backend"),
         ("--backend", "multiprocessing", "backend"),
         ("--threads", "-1", "threads"),
-        ("--fail-on", "sometimes", "fail-on"),
     ],
 )
 def test_cli_leakage_bad_option_one_line_exit_2(tmp_path, capsys, option, value, name):
@@ -145,4 +144,20 @@ def test_cli_leakage_fail_on_localized_exit_code(tmp_path):
     base = ["leakage", str(data), "--out", str(tmp_path / "o"), "--no-dilution"]
     base += ["--features", "char_wb_3_5", "--n-boot", "200"]
     assert main([*base, "--fail-on", "localized"]) == 3
-    assert main([*base, "--fail-on", "none", "distributed"]) == 0
+    # one grammar on every command: comma-separated and repeatable
+    assert main([*base, "--fail-on", "none,distributed"]) == 0
+    assert main([*base, "--fail-on", "none", "--fail-on", "inconclusive,localized"]) == 3
+
+
+def test_cli_leakage_fail_on_names_only_verdicts(tmp_path, capsys):
+    from toolaudit.cli._leakage import LEAKAGE_GATES
+    from toolaudit.leakage import VERDICT_KINDS
+
+    assert tuple(LEAKAGE_GATES) == VERDICT_KINDS
+    data = tmp_path / "examples.jsonl"
+    write_jsonl(data, adversarial_examples(n=30))
+    code = main(["leakage", str(data), "--out", str(tmp_path / "o"), "--fail-on", "sometimes"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "--fail-on: invalid value 'sometimes'; allowed: localized, distributed" in err[0]
+    assert not (tmp_path / "o").exists()

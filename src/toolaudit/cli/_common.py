@@ -236,26 +236,48 @@ def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCall
 
 
 def add_fail_on(parser: argparse.ArgumentParser, findings: Mapping[str, str]) -> None:
-    """The ``--fail-on FINDING`` option (repeatable): exit code 3 when a named finding is
-    present in the results. ``findings`` maps each name to what it means (for --help)."""
+    """The ``--fail-on FINDING[,FINDING]`` option, the same grammar on every command
+    (comma-separated, repeatable): exit code 3 when a named finding is present in the
+    results. ``findings`` maps each name to what it means (for --help)."""
     # argparse %-formats help texts: a literal % (as in "90% interval") is written %%
     explained = "; ".join(f"{k}: {v}" for k, v in findings.items()).replace("%", "%%")
+    allowed = tuple(findings)
+
+    def names(text: str) -> list[str]:
+        got = [t.strip() for t in str(text).split(",") if t.strip()]
+        bad = [t for t in got if t not in allowed]
+        if bad or not got:
+            raise argparse.ArgumentTypeError(
+                f"invalid value {bad[0] if bad else text!r}; allowed: {', '.join(allowed)}"
+            )
+        return got
+
     parser.add_argument(
         "--fail-on",
         action="append",
+        type=names,
         default=None,
-        choices=tuple(findings),
-        metavar="FINDING",
-        help=f"exit with code {EXIT_FINDING} when this finding is present (repeatable; "
-        f"{explained})",
+        metavar="FINDING[,FINDING]",
+        help=f"exit with code {EXIT_FINDING} when one of these findings is present "
+        f"(comma-separated, repeatable; {explained})",
     )
+
+
+def fail_on(args: argparse.Namespace) -> list[str]:
+    """The ``--fail-on`` findings asked for, flattened and de-duplicated in order."""
+    out: list[str] = []
+    for item in getattr(args, "fail_on", None) or []:
+        for name in item if isinstance(item, list) else [item]:
+            if name not in out:
+                out.append(name)
+    return out
 
 
 def gate_exit(args: argparse.Namespace, present: Iterable[str]) -> int:
     """The exit code of a finished run: ``EXIT_FINDING`` when one of ``--fail-on`` is
     among ``present`` (the run's findings), else 0. The gate that matched is named on
     stderr in one line, also under ``-q``: a CI log must say why it failed."""
-    wanted = getattr(args, "fail_on", None) or []
+    wanted = fail_on(args)
     hit = [f for f in wanted if f in set(present)]
     if hit:
         sys.stderr.write(

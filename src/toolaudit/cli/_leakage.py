@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import (
+    add_fail_on,
     add_mapping_option,
     add_parser,
+    gate_exit,
     load_mapping,
     print_json,
     progress,
@@ -102,20 +104,18 @@ def register(sub: Any) -> None:
         help="reward threshold for label=1 when DATA holds agent runs",
     )
     add_mapping_option(p)
-    p.add_argument(
-        "--fail-on",
-        nargs="+",
-        default=None,
-        metavar="KIND",
-        help="exit with code 3 when the verdict is one of KIND (localized, distributed, "
-        "none, inconclusive), e.g. --fail-on localized as a CI gate",
-    )
+    add_fail_on(p, LEAKAGE_GATES)
     p.add_argument("--json", action="store_true", help="print the scope table as JSON")
     p.set_defaults(func=run)
 
 
-#: Exit code when ``--fail-on`` matches the verdict (0 success, 2 bad input).
-FAIL_ON_EXIT = 3
+#: The leakage verdicts a ``--fail-on`` gate can name (``VERDICT_KINDS``).
+LEAKAGE_GATES = {
+    "localized": "one tool's return carries the labels (a shortcut to redact)",
+    "distributed": "the labels are predictable from the whole trace, no tool stands out",
+    "none": "no scope ranks the labels above chance",
+    "inconclusive": "above chance somewhere, not located at this sample size",
+}
 
 
 def _check_int(name: str, value: int, *, low: int, allowed: str) -> None:
@@ -130,7 +130,7 @@ def _validate(args: argparse.Namespace) -> None:
     import math
 
     from toolaudit.errors import ConfigError
-    from toolaudit.leakage import VERDICT_KINDS, check_backend, require_distributed
+    from toolaudit.leakage import check_backend, require_distributed
 
     check_backend(args.backend)
     if args.scheduler is not None:
@@ -149,9 +149,6 @@ def _validate(args: argparse.Namespace) -> None:
         raise ConfigError.invalid(
             "threshold", "a finite number (reward >= threshold is 1)", args.threshold
         )
-    for kind in args.fail_on or []:
-        if kind not in VERDICT_KINDS:
-            raise ConfigError.invalid("fail-on", VERDICT_KINDS, kind)
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -279,9 +276,4 @@ def run(args: argparse.Namespace) -> int:
             table = result.table(f)
             # scope names are tool names from the trace: shown as text, controls visible
             print(f"  {f}: " + ", ".join(f"{visible(s)}={a:.3f}" for s, a in table.items()))
-    if args.fail_on and result.verdict["kind"] in args.fail_on:
-        logger.warning(
-            "verdict %s matches --fail-on; exit code %d", result.verdict["kind"], FAIL_ON_EXIT
-        )
-        return FAIL_ON_EXIT
-    return 0
+    return gate_exit(args, [result.verdict["kind"]])
