@@ -101,7 +101,8 @@ def register(sub: Any) -> None:
         "--threshold",
         type=float,
         default=1.0,
-        help="reward threshold for label=1 when DATA holds agent runs",
+        help="reward threshold for label=1 when DATA holds agent runs (1.0: tau2-bench's "
+        "success, full reward, as in traces convert)",
     )
     add_mapping_option(p)
     add_fail_on(p, LEAKAGE_GATES)

@@ -113,7 +113,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("a", type=Path, help="results file A (tau2, tau-bench, Episode JSONL)")
     p.add_argument("b", type=Path, help="results file B")
     p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
-    p.add_argument("--threshold", type=finite_float(), default=0.5, help="reward counted as a pass")
+    p.add_argument(
+        "--threshold",
+        type=finite_float(),
+        default=0.5,
+        help="reward counted as a pass (0.5: the midpoint of rewards in [0, 1], so "
+        "partial credit counts; pass^k always uses tau2's own rule, reward 1; leakage and "
+        "traces convert label at 1.0)",
+    )
     p.add_argument(
         "--exclude-premature",
         action="store_true",
@@ -139,7 +146,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         example="toolaudit probe reruns results.json --json",
     )
     p.add_argument("path", type=Path, help="results file")
-    p.add_argument("--threshold", type=finite_float(), default=0.5, help="reward counted as a pass")
+    p.add_argument(
+        "--threshold",
+        type=finite_float(),
+        default=0.5,
+        help="reward counted as a pass (0.5: the midpoint of rewards in [0, 1], so "
+        "partial credit counts; pass^k always uses tau2's own rule, reward 1; leakage and "
+        "traces convert label at 1.0)",
+    )
     p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_reruns)

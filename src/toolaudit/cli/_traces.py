@@ -77,7 +77,9 @@ def register(sub: Any) -> None:
         "--threshold",
         type=finite_float(),
         default=1.0,
-        help="reward at or above which a run is labelled 1 (default: 1.0)",
+        help="reward at or above which a run is labelled 1 (default: 1.0, tau2-bench's "
+        "success: full reward; probe's pass threshold is 0.5 because it also reads "
+        "partial-credit rewards)",
     )
     _add_format_options(c)
     c.add_argument("--json", action="store_true", help="print the counts as JSON")
