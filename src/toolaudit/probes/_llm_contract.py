@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
 from toolaudit.probes._contract import ProbeCell
 from toolaudit.probes._findings import sentence
+from toolaudit.probes._report import transcript_blocks
 from toolaudit.probes._study import analyze_study, run_probe_study
 from toolaudit.report import Fallback, Finding, Section
 
@@ -53,6 +54,7 @@ class ProbeLLMResult(AuditResult):
     conclusions: list[dict[str, Any]]
     agent: dict[str, Any]
     records: int
+    transcripts: list[dict[str, Any]] = []
 
 
 class ProbeLLMAudit:
@@ -109,6 +111,7 @@ class ProbeLLMAudit:
             ],
             "agent": {**agent, "tasks": doc["tasks"], "seeds": config.seeds},
             "records": doc["records"],
+            "transcripts": doc.get("transcripts", []),
         }
         settings = {**payload["agent"], "margin": config.margin, "n_boot": config.n_boot}
         meta = result_meta(command="probe run --policies llm", seed=config.seed,
@@ -160,6 +163,7 @@ class ProbeLLMAudit:
         )
         for c in result.conclusions:
             sec.text(sentence(Finding.model_validate(c)))
+        transcript_blocks(sec, result.transcripts)
         return [sec]
 
 

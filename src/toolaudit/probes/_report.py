@@ -195,7 +195,26 @@ def study_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     for text in _sentences(result, "probe.selection"):
         sec.text(text)
     _judge_blocks(sec, result.get("judge") or {}, result)
+    transcript_blocks(sec, result.get("transcripts") or [])
     return sec
+
+
+def transcript_blocks(sec: Section, pairs: list[dict[str, Any]]) -> None:
+    """One collapsible original-vs-mutated pair per condition, the differences marked."""
+    if pairs:
+        sec.text(
+            "Transcript pairs, one per condition: the first original run and its mutated twin "
+            "(same policy, task and seed) whose actions changed, else whose pass outcome "
+            "changed, else the first pair; the system prompt is left out."
+        )
+    for p in pairs:
+        sec.transcript(
+            f"{p['condition']}: {p['policy']} on {p['task']} seed {p['seed']} ({p['why']}; "
+            f"reward {fmt(p['reward'][0])} → {fmt(p['reward'][1])})",
+            [(str(r), str(t)) for r, t in p["original"]],
+            [(str(r), str(t)) for r, t in p["mutated"]],
+            labels=("original", p["condition"]),
+        )
 
 
 def _judge_blocks(sec: Section, judge: dict[str, Any], result: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from toolaudit.probes._mutations import CONDITIONS
 from toolaudit.probes._policies import TOOL_USING
 from toolaudit.probes._runconfig import check_run_config, read_run_config, write_run_config
 from toolaudit.probes._selection import selection_experiment
+from toolaudit.probes._transcripts import transcript_pairs
 from toolaudit.progress import Progress
 from toolaudit.report import Fallback, record_fallback, run_metadata, write_results
 from toolaudit.traces import Episode, read_jsonl
@@ -234,6 +235,7 @@ def analyze_study(
         progress=progress,
     )
     result["agents"] = agent_summary(episodes)
+    result["transcripts"] = transcript_pairs(episodes, runs)
     result["records"] = len(episodes)
     result["tasks"] = len({e.task_id for e in episodes})
     result["policies_run"] = list(dict.fromkeys(c["policy"] for c in result["cells"]))
