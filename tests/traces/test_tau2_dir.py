@@ -115,6 +115,36 @@ def test_tau2_dir_missing_simulation_file_exits_2_naming_it(
     assert err.startswith(f"toolaudit: error: {folder / 'results.json'}")
 
 
+@pytest.mark.parametrize("bad", ["../../outside_sim", "/etc/passwd", "sub/dir"])
+def test_tau2_dir_index_id_outside_the_folder_is_refused(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    folder = save_dir(shared_data / "tau2" / "simulations" / SIM_FILES[1], tmp_path / "run")
+    outside = tmp_path / "outside_sim.json"  # a real file the traversal would reach
+    outside.write_text((folder / "simulations" / f"{_first_id(folder)}.json").read_text())
+    meta = json.loads((folder / "results.json").read_text())
+    meta["simulation_index"][2]["id"] = bad
+    (folder / "results.json").write_text(json.dumps(meta))
+    err = _fails(capsys, "traces", "inspect", str(folder))
+    assert "field 'simulation_index[2].id'" in err and "outside simulations/" in err
+
+
+def test_tau2_dir_index_entry_listed_twice_is_refused(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = save_dir(shared_data / "tau2" / "simulations" / SIM_FILES[1], tmp_path / "run")
+    meta = json.loads((folder / "results.json").read_text())
+    meta["simulation_index"].append(meta["simulation_index"][0])
+    (folder / "results.json").write_text(json.dumps(meta))
+    err = _fails(capsys, "traces", "inspect", str(folder))
+    assert f"simulation_index[{len(meta['simulation_index']) - 1}].id" in err
+    assert "listed twice" in err
+
+
+def _first_id(folder: Path) -> str:
+    return str(json.loads((folder / "results.json").read_text())["simulation_index"][0]["id"])
+
+
 def test_tau2_dir_unlisted_simulation_file_is_an_error(shared_data: Path, tmp_path: Path) -> None:
     folder = save_dir(shared_data / "tau2" / "simulations" / SIM_FILES[1], tmp_path / "run")
     stray = folder / "simulations" / "zzz-stray.json"

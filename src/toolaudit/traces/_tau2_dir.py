@@ -95,9 +95,26 @@ def _simulation_files(meta: dict[str, Any], meta_path: Path, sims_dir: Path) -> 
             meta_path, None, "simulation_index", f"expected a list, got {type(index).__name__}"
         )
     files: list[Path] = []
+    inside = sims_dir.resolve()
     for i, entry in enumerate(index):
         sim_id = field(entry, "id", path=meta_path, where=f"simulation_index[{i}]", kind=(str, int))
         sim_path = sims_dir / f"{sim_id}.json"
+        # an id is a file name in simulations/: "../x", "/abs" or a link leading out of the
+        # folder is refused, never read
+        if sim_path.resolve().parent != inside or "/" in str(sim_id) or "\\" in str(sim_id):
+            raise TraceFormatError(
+                meta_path,
+                None,
+                f"simulation_index[{i}].id",
+                f"id {str(sim_id)!r} names a file outside {sims_dir.name}/ (ids are file names)",
+            )
+        if sim_path in files:
+            raise TraceFormatError(
+                meta_path,
+                None,
+                f"simulation_index[{i}].id",
+                f"id {str(sim_id)!r} is listed twice (each simulation is read once)",
+            )
         if not sim_path.is_file():
             raise TraceFormatError(
                 meta_path,
