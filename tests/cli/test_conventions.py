@@ -175,6 +175,33 @@ def test_config_replays_from_another_folder_and_says_when_an_input_changed(
                for r in caplog.records)  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        ("seed", "abc", "invalid"),
+        ("seed", 1.5, "invalid"),
+        ("seed", [1, 2], "a list, but --seed takes one value"),
+        ("margin", "nan", "margin"),
+        ("fail_on", ["nosuch"], "invalid value 'nosuch'; allowed: different"),
+    ],
+)
+def test_config_with_a_bad_recorded_value_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: object, says: str
+) -> None:
+    a = _episodes(tmp_path / "a.jsonl", [1.0, 0.0] * 5)
+    assert main(["-q", "probe", "compare", str(a), str(a), "--out", str(tmp_path / "c")]) == 0
+    doc = json.loads((tmp_path / "c" / "compare.json").read_text())
+    doc["meta"]["config"][key] = value
+    bad = tmp_path / "c" / "bad.json"  # beside the original: meta.inputs still resolve
+    bad.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["probe", "compare", "--config", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0] and "unexpected" not in err[0], err
+    assert str(bad) in err[0] or key.replace("_", "-") in err[0]
+    assert not (tmp_path / "o").exists()
+
+
 def test_config_from_another_command_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

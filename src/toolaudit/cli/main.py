@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import sys
 from collections.abc import Sequence
@@ -209,16 +210,30 @@ def _is_switch(action: argparse.Action) -> bool:
     )
 
 
-def _replay(value: Any, action: argparse.Action) -> Any:
+def _replay(value: Any, action: argparse.Action, key: str, path: Path) -> Any:
+    """A recorded value checked and converted exactly as the option's command-line text
+    would be (its ``type``), so a bad record is one line naming the file and the key."""
     # Lists of records such as leakage's feature sets are replayed by their names.
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         value = [v.get("name") for v in value]
+    many = action.nargs in ("+", "*") or isinstance(action, argparse._AppendAction)
+    where = f"{path}, field 'meta.config.{key}'"
+    if isinstance(value, list) and not many:
+        option = action.option_strings[0] if action.option_strings else key
+        raise ConfigError(f"{where}: a list, but {option} takes one value")
     convert = action.type if callable(action.type) else None
-    if isinstance(value, list):
-        return [convert(v) if convert and isinstance(v, str) else v for v in value]
-    if isinstance(value, str) and convert is not None:
-        return convert(value)
-    return value
+    if convert is None or isinstance(value, bool):
+        return value
+
+    def one(v: Any) -> Any:
+        if isinstance(v, dict | list):
+            raise ConfigError(f"{where}: invalid value {v!r} (a {type(v).__name__})")
+        try:
+            return convert(v if isinstance(v, str) else json.dumps(v))
+        except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+
+    return [one(v) for v in value] if isinstance(value, list) else one(value)
 
 
 def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[str, Any]:
@@ -275,7 +290,7 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
                 logger.info("--config: %s was null; its default is kept", key)
                 continue
             value = False  # a sub-configuration recorded as null was switched off
-        value = _replay(value, action)
+        value = _replay(value, action, key, path)
         if action.choices is not None and not isinstance(value, list):
             if value not in action.choices:
                 raise ConfigError.invalid(f"{key} (from {path})", list(action.choices), value)
