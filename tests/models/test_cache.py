@@ -118,3 +118,37 @@ def test_load_model_with_cache_wraps_the_backend(tmp_path):
     assert isinstance(lm, CachedModel)
     assert lm.complete(["ab", "ab"]) == ["AB", "AB"]
     assert lm.calls == {"made": 1, "cached": 1}
+
+
+def _edit(path, sql: str, *args: object) -> None:
+    conn = sqlite3.connect(str(path))
+    conn.execute(sql, args)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("foreign", "its responses table has columns ['x']"),
+        ("not-json", "a stored value is not JSON"),
+        ("wrong-type", "log-probabilities are not numbers"),
+        ("not-sqlite", "file is not a database"),
+    ],
+)
+def test_a_damaged_cache_is_one_line_naming_the_file(tmp_path, damage: str, says: str) -> None:
+    from toolaudit.errors import ToolAuditError
+
+    path = tmp_path / "c.sqlite"
+    if damage == "foreign":
+        _edit(path, "CREATE TABLE responses (x INT)")
+    elif damage == "not-sqlite":
+        path.write_bytes(b"definitely not sqlite " * 100)
+    else:
+        CachedModel(CountingModel(), path).loglikelihood([("ab", "x")])
+        value = "not json{" if damage == "not-json" else '"a string"'
+        _edit(path, "UPDATE responses SET value = ?", value)
+    with pytest.raises(ToolAuditError) as info:
+        CachedModel(CountingModel(), path).loglikelihood([("ab", "x")])
+    message = str(info.value)
+    assert str(path) in message and says in message and "\n" not in message

@@ -61,13 +61,22 @@ class ResponseCache:
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute(_SCHEMA)
                 conn.commit()
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
             except (sqlite3.DatabaseError, OSError) as exc:
-                raise DataError(
-                    f"{self.path}: not a usable SQLite response cache ({exc}); give a new "
-                    "file path or remove this file"
-                ) from None
+                raise self._unusable(exc) from None
+            if columns != {"key", "identity", "kind", "value"}:
+                conn.close()
+                raise self._unusable(f"its responses table has columns {sorted(columns)}")
             self._conn = conn
         return self._conn
+
+    def _unusable(self, why: object) -> DataError:
+        """The one-line error of a cache file that cannot be used (the run's other outputs
+        are kept; removing the file makes the next run recompute)."""
+        return DataError(
+            f"{self.path}: not a usable SQLite response cache ({why}); give a new file path "
+            "or remove this file"
+        )
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         """Values found for ``keys`` (missing keys are absent from the result)."""
@@ -77,22 +86,30 @@ class ResponseCache:
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start : start + 500])
                 marks = ",".join("?" * len(chunk))
-                rows = db.execute(
-                    f"SELECT key, value FROM responses WHERE key IN ({marks})", chunk
-                ).fetchall()
-                found.update((k, json.loads(v)) for k, v in rows)
+                try:
+                    rows = db.execute(
+                        f"SELECT key, value FROM responses WHERE key IN ({marks})", chunk
+                    ).fetchall()
+                    found.update((k, json.loads(v)) for k, v in rows)
+                except sqlite3.DatabaseError as exc:  # a corrupted page
+                    raise self._unusable(exc) from None
+                except (json.JSONDecodeError, TypeError) as exc:  # a value that is not JSON
+                    raise self._unusable(f"a stored value is not JSON: {exc}") from None
         return found
 
     def put_many(self, identity: str, kind: str, items: Sequence[tuple[str, Any]]) -> None:
         """Store ``(key, value)`` pairs in one committed transaction."""
         with self._lock:
             db = self._db()
-            with db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO responses (key, identity, kind, value) "
-                    "VALUES (?, ?, ?, ?)",
-                    [(k, identity, kind, json.dumps(v)) for k, v in items],
-                )
+            try:
+                with db:
+                    db.executemany(
+                        "INSERT OR REPLACE INTO responses (key, identity, kind, value) "
+                        "VALUES (?, ?, ?, ?)",
+                        [(k, identity, kind, json.dumps(v)) for k, v in items],
+                    )
+            except sqlite3.DatabaseError as exc:
+                raise self._unusable(exc) from None
 
     def __len__(self) -> int:
         with self._lock:
