@@ -302,3 +302,41 @@ def test_openai_client_waits_what_retry_after_asks(caplog):
     assert len(hits) == 3
     assert hits[1] - hits[0] >= 0.95 and hits[2] - hits[1] >= 0.95
     assert sum("retry" in r.message for r in caplog.records) == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"this is {not json", "the server's answer is not JSON"),
+        (b'{"choices": "nope"}', "does not have the OpenAI-compatible layout"),
+    ],
+)
+def test_a_server_answering_garbage_is_one_line_naming_it(body: bytes, says: str) -> None:
+    import http.server
+    import threading
+
+    from toolaudit.errors import ModelError
+    from toolaudit.models import load_model
+
+    class Garbage(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Garbage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        lm = load_model(f"openai:m@{url},timeout=5")
+        with pytest.raises(ModelError) as info:
+            lm.loglikelihood([("hello", " world")])
+    finally:
+        server.shutdown()
+    assert url in str(info.value) and says in str(info.value) and "\n" not in str(info.value)

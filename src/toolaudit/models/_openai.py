@@ -32,6 +32,7 @@ never logged, and is masked in every error message.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -78,6 +79,24 @@ SCORING_HINT = (
     "; scoring needs a completions endpoint that returns prompt log-probabilities "
     "(echo with logprobs: vLLM, llama.cpp server); a chat-only API cannot score"
 )
+
+
+def _answer_layout(method: Callable[..., T]) -> Callable[..., T]:
+    """A server answer without the OpenAI layout (``choices`` not a list, a missing
+    ``logprobs`` block, too few entries) becomes one line naming the server, not a
+    Python error from deep in the parsing."""
+
+    @functools.wraps(method)
+    def wrapper(self: OpenAIModel, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except (AttributeError, KeyError, IndexError, TypeError) as exc:
+            raise ModelError(
+                f"{self.identity}: the server's answer does not have the OpenAI-compatible "
+                f"layout ({type(exc).__name__}: {self._mask(_first_line(exc))})"
+            ) from None
+
+    return wrapper
 
 
 class OpenAIModel(NoChat):
@@ -275,6 +294,11 @@ class OpenAIModel(NoChat):
                 f"{spent:.0f}s ({type(exc).__name__}: {self._mask(_first_line(exc))}); "
                 "check that the server is running at that URL and serves that model"
             ) from None
+        except ValueError as exc:  # the SDK could not parse the answer (not JSON)
+            raise ModelError(
+                f"{self.identity}: {what}: the server's answer is not JSON "
+                f"({self._mask(_first_line(exc))}); is this an OpenAI-compatible endpoint?"
+            ) from None
         except openai.OpenAIError as exc:  # not retryable: tenacity re-raises it at once
             refused = (
                 openai.NotFoundError,
@@ -294,6 +318,7 @@ class OpenAIModel(NoChat):
             return list(pool.map(fn, items))
 
     # -- scoring ---------------------------------------------------------------------
+    @_answer_layout
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[list[float]]:
         """Per-token log-probabilities of each continuation (prompt echo with logprobs)."""
         client = self._get_client()
@@ -529,6 +554,7 @@ class OpenAIModel(NoChat):
             raise ModelError(message + hint)
         logger.warning("%s (check_template=false: going on)", message)
 
+    @_answer_layout
     def generate(
         self,
         messages: Sequence[dict[str, Any]],
@@ -616,6 +642,7 @@ class OpenAIModel(NoChat):
         )
 
     # -- completion ----------------------------------------------------------------
+    @_answer_layout
     def complete(
         self, prompts: Sequence[str], *, max_tokens: int = 32, stop: Sequence[str] = ()
     ) -> list[str]:
