@@ -108,3 +108,35 @@ def test_cli_models_score_messages_shows_call_and_reply(tmp_path, capsys):
     assert out["p_call"] > 0.3
     assert max(out["openers"], key=out["openers"].get) == '{"'
     assert out["openers"]["<tool_call>"] < 0.01
+
+
+def test_cli_models_cache_root_that_is_a_file(tmp_path, capsys, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    monkeypatch.setenv("TOOLAUDIT_CACHE", str(afile))
+    err = _run(["models", "score", "embedded:gemma", *SCORE], capsys)
+    assert f"$TOOLAUDIT_CACHE={afile} is a file, not a folder" in err
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("damage", ["empty", "truncated"])
+def test_cli_models_damaged_prepared_model_names_the_folder_and_the_fix(
+    tmp_path, capsys, monkeypatch, damage
+):
+    import shutil
+
+    from toolaudit.models import embedded_model_dir
+
+    real = embedded_model_dir("gemma")  # the prepared folder (converted once, cached)
+    broken = tmp_path / "models" / real.name
+    broken.mkdir(parents=True)
+    for f in real.iterdir():
+        if f.name != "model.safetensors":
+            shutil.copy(f, broken / f.name)
+    with (real / "model.safetensors").open("rb") as fh:
+        weights = fh.read(1000) if damage == "truncated" else b""
+    (broken / "model.safetensors").write_bytes(weights)
+    monkeypatch.setenv("TOOLAUDIT_CACHE", str(tmp_path))
+    err = _run(["models", "score", "embedded:gemma", *SCORE], capsys)
+    assert f"{broken}: the prepared model files are damaged (SafetensorError" in err
+    assert "toolaudit models prepare --force" in err

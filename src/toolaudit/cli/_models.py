@@ -116,6 +116,11 @@ def register(sub: Any) -> None:
         help="assemble, verify and convert the embedded models (Qwen, Gemma) once; print their folders",
         example="toolaudit models prepare",
     )
+    prep.add_argument(
+        "--force",
+        action="store_true",
+        help="convert again, replacing the converted folders (after a damaged file)",
+    )
     prep.add_argument("--json", action="store_true", help="print paths as JSON")
     prep.set_defaults(func=_prepare)
 
@@ -348,7 +353,10 @@ def _prepare(args: argparse.Namespace) -> int:
     from toolaudit.models import DEFAULT_EMBEDDED, EMBEDDED, embedded_gguf_path, embedded_model_dir
 
     models = {
-        name: {"model_dir": str(embedded_model_dir(name)), "gguf": str(embedded_gguf_path(name))}
+        name: {
+            "model_dir": str(embedded_model_dir(name, force=args.force)),
+            "gguf": str(embedded_gguf_path(name)),
+        }
         for name in EMBEDDED
     }
     default = models[DEFAULT_EMBEDDED]

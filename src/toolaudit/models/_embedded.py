@@ -35,7 +35,11 @@ DEFAULT_EMBEDDED = "qwen"
 def cache_root() -> Path:
     """Where converted models and response caches live (``$TOOLAUDIT_CACHE`` or ~/.cache)."""
     env = os.environ.get("TOOLAUDIT_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "toolaudit"
+    root = Path(env) if env else Path.home() / ".cache" / "toolaudit"
+    if root.exists() and not root.is_dir():
+        where = f"$TOOLAUDIT_CACHE={env}" if env else str(root)
+        raise ConfigError(f"{where} is a file, not a folder; point it at a folder (or remove it)")
+    return root
 
 
 def gemma_gguf_path() -> Path:
@@ -96,20 +100,21 @@ def embedded_gguf_path(name: str | None = "gemma") -> Path:
     return embedded_entry(name).gguf()
 
 
-def embedded_model_dir(name: str | None = "gemma") -> Path:
-    """A transformers-loadable folder for an embedded model, converting once if needed.
+def embedded_model_dir(name: str | None = "gemma", *, force: bool = False) -> Path:
+    """A transformers-loadable folder for an embedded model, converting once if needed
+    (``force``: convert again, replacing a damaged folder).
 
     ``name`` is ``"gemma"`` (default, for backward compatibility) or ``"qwen"``.
     """
     entry = embedded_entry(name)
     root = cache_root() / "models"
-    if entry.name == "qwen":  # the digest is known: no need to touch the parts
+    if entry.name == "qwen" and not force:  # the digest is known: no need to touch the parts
         target = root / f"{entry.stem}-{QWEN_PARTS.sha256[:16]}"
         if (target / "model.safetensors").exists():
             return target
     gguf = entry.gguf()
     target = root / f"{entry.stem}-{entry.digest(gguf)}"
-    if not (target / "model.safetensors").exists():
+    if force or not (target / "model.safetensors").exists():
         _convert(gguf, target, needs_template=entry.instruct, model=f"embedded:{entry.name}")
     return target
 
@@ -182,11 +187,21 @@ def load_causal_lm(
         path = spec
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if dev.startswith("cuda") else "float32")
-    tok = AutoTokenizer.from_pretrained(path)
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # "Loading weights" bars would fill long runs' logs
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, name))
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, name))
+    except Exception as exc:  # safetensors, json, OSError...: whatever a damaged file raises
+        prepared = Path(path).resolve().is_relative_to((cache_root() / "models").resolve())
+        if not prepared:  # a user's own folder or hub id: their error, as transformers says
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise ModelError(
+            f"{path}: the prepared model files are damaged ({type(exc).__name__}: {first}); "
+            "rebuild them with 'toolaudit models prepare --force' (or delete this folder)"
+        ) from None
     model.tie_weights()
     model.to(dev)  # type: ignore[arg-type]  # transformers stubs mistype .to
     model.eval()
