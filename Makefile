@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy src/toolaudit
 
 pytest: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider --timeout 900
+	$(BIN)/pytest -q -p no:cacheprovider --timeout 900 --durations=15
 
 test: lint typecheck pytest
 
