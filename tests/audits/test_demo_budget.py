@@ -92,4 +92,6 @@ def test_probe_llm_part_gives_the_llm_row_and_its_repeat_control(tmp_path: Path)
     assert [r["policy"] for r in result.repeat_control] == ["llm"]
     assert result.agent["model"] == "embedded:qwen" and result.records == 2
     first = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "probe.repeat_control.llm" in first or "repeat" in first.split("## ")[1]
+    head = next(c for c in result.conclusions if c["name"] == "probe.repeat_control.llm")
+    first_screen = first[first.index("## What the demo found") : first.index("## Overview")]
+    assert f"`{head['verdict']}`" in first_screen  # the card's tag is the repeat verdict

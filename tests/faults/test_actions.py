@@ -41,9 +41,13 @@ def test_leading_action_matches_greedy_continuation(qwen_lm, decision):
     (pi,) = read_distributions(qwen_lm, [text], list(TOOL_SCHEMAS))
     (greedy,) = qwen_lm.complete([text], max_tokens=24)
     called = [t for t in TOOL_SCHEMAS if f'"{t}"' in greedy]
+    written = (called[:1] or ["reply"])[0]
+    top3 = sorted(pi.probs, key=lambda a: -pi.probs[a])[:3]
+    # greedy decoding takes the most likely token at each step, so what the model writes
+    # is among the most likely actions, and is the leader when the leader is confident
+    assert written in top3, (greedy, top3)
     if pi.probs[pi.leading] > 0.5:
-        # a confident leader is what the model writes when it continues greedily
-        assert (called[:1] or ["reply"]) == [pi.leading], greedy
+        assert written == pi.leading, greedy
 
 
 @pytest.mark.slow
