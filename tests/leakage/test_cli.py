@@ -96,7 +96,10 @@ def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):
     report = (out / "report.md").read_text()
     paragraphs = report.split("\n\n")
     header = next(i for i, p in enumerate(paragraphs) if p.startswith("## "))
-    assert paragraphs[header + 1].startswith("Verdict: ")  # the section's first sentence
+    # the section opens with its fallbacks (one table), then the verdict sentence
+    assert paragraphs[header + 1].startswith("**Fallbacks in force: ")
+    prose = [p for p in paragraphs[header + 1 :] if not p.startswith(("**", "|"))]
+    assert prose[0].startswith("Verdict: ")  # the section's first sentence
     assert "episode's own reward" in report
 
 

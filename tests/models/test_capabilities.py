@@ -31,13 +31,14 @@ def classifier() -> SklearnModel:
     return SklearnModel.from_pipeline(pipe, identity="sklearn:tiny")
 
 
-def test_openai_render_says_the_server_renders_and_to_use_hf():
+def test_openai_render_without_a_tokenizer_says_to_give_the_served_models_tokenizer():
     lm = load_model("openai:m@http://127.0.0.1:9/v1")
     assert "render" not in lm.capabilities
     with pytest.raises(CapabilityError) as err:
         lm.render(CHAT)
     msg = _one_line(err, "openai:m@http://127.0.0.1:9/v1", "render a chat")
-    assert "does not return the rendered text" in msg and "hf:PATH" in msg
+    assert "applies its own chat template" in msg
+    assert "openai:MODEL@URL,tokenizer=PATH_TO_MODEL_FOLDER" in msg and "embedded:qwen" in msg
 
 
 def test_sklearn_render_and_generate_say_to_load_a_chat_model(classifier):
