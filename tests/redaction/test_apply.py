@@ -140,7 +140,8 @@ def test_format_class_replaces_scaffolding_but_not_values() -> None:
     new, counts, _ = redact_example(_row(), BUILTIN_CLASSES["format"])
     assert "=== TOOL RESULT" not in new.tools[1].content
     assert "<FORMAT>: 2X7Q" in new.tools[1].content  # field name gone, value kept
-    assert "<answer>" not in new.prompt and "KLVALGINAV" in new.prompt
+    # the scorer's answer tags survive (the seed: format redaction preserves validity)
+    assert "Does it bind? <answer></answer>\n<FORMAT>: KLVALGINAV" in new.prompt
     assert counts["prompt"] > 5
 
 

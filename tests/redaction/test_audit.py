@@ -213,3 +213,37 @@ def test_run_redaction_records_invalid_answers_and_empty_classes_as_fallbacks(
         ("empty_pool", "redaction.nothing", 0),
     }
     assert "Fallback [empty_pool] redaction.nothing" in caplog.text
+
+
+def test_a_variant_whose_answers_cannot_be_read_is_not_estimable() -> None:
+    """A redaction that leaves the model unable to answer in the format (here the
+    placeholder <GARBLE> makes the test model reply "no idea") must not read as "no
+    significant change": its ΔA only ranks the fixed invalid score."""
+    from toolaudit.redaction import RedactionResults, result_payload
+    from toolaudit.redaction._contract import dependence_finding
+    from toolaudit.redaction._report import finding_sentence, variant_findings
+    from toolaudit.report import run_metadata
+    from toolaudit.report._cards import verdict_card
+
+    rows = [
+        Example(id=f"r{i}", label=int(i < 4), group="G", split="test",
+                prompt=("BIND " if i < 3 else "") + f"row {i} <answer></answer>")
+        for i in range(8)
+    ]  # fmt: skip
+    classes = [make_class("garble", [RegexSource(r"(row)")]),
+               make_class("control", [RegexSource(r"(ZZZ\d+)")])]  # fmt: skip
+    res = run_redaction(rows, KeywordModel(), classes=classes, scoring="generate", n_boot=50)
+    assert [v.valid_rate for v in res.variants] == [1.0, 0.0, 1.0]
+    by_name = {f.subject: f for f in variant_findings(res)}
+    assert by_name["garble"].verdict == "not_estimable"
+    assert by_name["control"].verdict == "no_change"
+    text = finding_sentence(by_name["garble"])
+    assert "is not estimable: 0% of its answers could be read (original 100%" in text
+    meta = run_metadata(command="t", seed=0, config={})
+    doc = RedactionResults.from_payload(result_payload(res, classes, meta))
+    f = dependence_finding(doc, target="garble", control="control")
+    assert f is not None and f.verdict == "not_estimable"
+    assert f.details["valid_rates"] == {"original": 1.0, "garble": 0.0, "control": 1.0}
+    card = verdict_card("Redaction", f)
+    assert card.severity == "insufficient"
+    assert "valid rates original 1.000, garble 0.000, control 1.000" in card.sentence

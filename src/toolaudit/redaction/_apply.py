@@ -16,6 +16,10 @@ meta copies; (4) the residual check re-reads the redacted record and searches ev
 prompt-bearing string for each recorded value by plain substring search, independent of
 the patterns, and re-runs the class's text sources. In ``spans`` mode (the
 format class) only step (2) applies, repeated until nothing matches.
+
+Placeholders and the scorer's answer tags (:data:`PROTECTED`: ``<answer>`` and
+``</answer>``, the answer instruction every variant must keep, so that format redaction
+preserves output validity as in the seed) are never matched or replaced.
 """
 
 from __future__ import annotations
@@ -27,11 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolaudit.errors import DataError
+from toolaudit.redaction._scoring import ANSWER_CLOSE, ANSWER_OPEN
 from toolaudit.tokens import L, R, TokenClass, record_values, text_matches, values_in_text
 from toolaudit.traces import Example
 
 _MAX_PASSES = 5
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
+#: Literal strings no class replaces: the answer protocol the scorer reads.
+PROTECTED: tuple[str, ...] = (ANSWER_OPEN, ANSWER_CLOSE)
+_SHIELD = re.compile("|".join([_PLACEHOLDER.pattern, *(re.escape(t) for t in PROTECTED)]))
 LOCATIONS = ("prompt", "messages", "tools", "fields", "meta")
 
 
@@ -57,8 +65,9 @@ class RedactionOutcome:
 
 
 def _mask(text: str) -> str:
-    """Placeholders blanked out (same length) so nothing inside them is matched."""
-    return _PLACEHOLDER.sub(lambda m: "\x00" * len(m.group(0)), text)
+    """Placeholders and :data:`PROTECTED` tags blanked out (same length) so nothing inside
+    them is matched."""
+    return _SHIELD.sub(lambda m: "\x00" * len(m.group(0)), text)
 
 
 def _merge(spans: list[tuple[int, int]], masked: str) -> list[tuple[int, int]]:

@@ -101,9 +101,13 @@ def dependence_finding(
     Verdicts: ``dependence`` (target drops, control holds), ``nonspecific_drop`` (both
     drop), ``no_dependence`` (target's interval reaches 0 while the original ranks above
     chance), ``not_informative`` (target's interval reaches 0 and the original AUROC's
-    interval includes 0.5: a model at chance can show no dependence); ``None`` when either
-    variant is missing.
+    interval includes 0.5: a model at chance can show no dependence), ``not_estimable``
+    (fewer than half of the original's, the target's or the control's answers could be
+    read, so the AUROCs rank the fixed invalid score); ``None`` when either variant is
+    missing.
     """
+    from toolaudit.redaction._scoring import unreadable
+
     rows = {v.name: v for v in result.variants}
     t, c = rows.get(target), rows.get(control)
     if t is None or c is None or t.delta is None:
@@ -122,6 +126,9 @@ def dependence_finding(
         verdict = "not_informative" if chance else "no_dependence"
     else:
         verdict = "nonspecific_drop" if drops(c) else "dependence"
+    rates = {v.name: v.valid_rate for v in (orig, t, c) if v is not None}
+    if any(unreadable(r) for r in rates.values()):
+        verdict = "not_estimable"
     civ = c.delta_ci95 or [None, None]
     versus = f"{control} ΔA {c.delta:.3f}" if c.delta is not None else f"{control} ΔA undefined"
     if None not in civ:
@@ -137,7 +144,8 @@ def dependence_finding(
         p_value=t.p_value,
         subject=f"{target} redacted (AUROC {t.auroc:.3f})" if t.auroc is not None else target,
         details={"metric": "ΔA", "versus": versus, "control_delta": c.delta,
-                 "control_delta_ci95": list(civ), "original_ci95": list(civ0)},
+                 "control_delta_ci95": list(civ), "original_ci95": list(civ0),
+                 "valid_rates": rates},
     )  # fmt: skip
 
 

@@ -61,7 +61,8 @@ _FORMAT = make_class(
     "format",
     [DetectorSource(name) for name in FORMATS],
     mode="spans",
-    description="step headers, trace banners, section headers, XML tags and field names",
+    description="step headers, trace banners, section headers, XML tags (never the scorer's "
+    "<answer> tags) and field names",
 )
 
 BUILTIN_CLASSES: dict[str, TokenClass] = {

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.redaction._apply import LOCATIONS
 from toolaudit.redaction._audit import RedactionResult
-from toolaudit.redaction._scoring import INVALID_SCORE
+from toolaudit.redaction._scoring import INVALID_SCORE, MIN_VALID_RATE, unreadable
 from toolaudit.report import RESULTS_SCHEMA_VERSION, Finding, Section, write_results
 from toolaudit.tokens import (
     DetectorSource,
@@ -238,9 +238,13 @@ def report_sections(
 def variant_findings(result: RedactionResult | Any) -> list[Finding]:
     """One finding per variant: the original's AUROC (verdict ``baseline``), then each
     redacted class's ΔA with its paired interval, read as ``loss`` (interval above 0),
-    ``gain`` (below 0) or ``no_change``."""
+    ``gain`` (below 0) or ``no_change``; ``not_estimable`` when fewer than
+    :data:`~toolaudit.redaction._scoring.MIN_VALID_RATE` of either side's answers could
+    be read (the ΔA then compares fixed invalid scores, not the model's ranking)."""
     out: list[Finding] = []
-    for v in report_view(result)["variants"]:
+    view = report_view(result)["variants"]
+    orig_valid = next((v["valid_rate"] for v in view if v["delta"] is None), None)
+    for v in view:
         if v["delta"] is None:
             lo, hi = v["ci95"]
             out.append(Finding(name="redaction.original", verdict="baseline", value=v["auroc"],
@@ -257,10 +261,13 @@ def variant_findings(result: RedactionResult | Any) -> list[Finding]:
             test="paired stratified bootstrap",
             p_value=v["p_value"],
             subject=v["name"],
-            details={"auroc": v["auroc"], "replacements": v["replacements"]},
-        )
+            details={"auroc": v["auroc"], "replacements": v["replacements"],
+                     "valid_rate": v["valid_rate"], "original_valid_rate": orig_valid},
+        )  # fmt: skip
         verdict = "loss" if f.interval_excludes(0.0) and (v["delta"] or 0) > 0 else (
             "gain" if f.interval_excludes(0.0) else "no_change")  # fmt: skip
+        if unreadable(v["valid_rate"]) or unreadable(orig_valid):
+            verdict = "not_estimable"
         out.append(f.model_copy(update={"verdict": verdict}))
     return out
 
@@ -277,11 +284,23 @@ def finding_sentence(f: Finding) -> str:
     lo, hi = f.interval or (None, None)
     if f.verdict == "baseline":
         return f"Original AUROC {f.value:.3f} [{lo:.3f}, {hi:.3f}]."
+    if f.verdict == "not_estimable":
+        return (
+            f"Redacting {f.subject} ({f.details['replacements']} replacements) is not "
+            f"estimable: {_rate(f.details['valid_rate'])} of its answers could be read "
+            f"(original {_rate(f.details['original_valid_rate'])}; below "
+            f"{MIN_VALID_RATE:.0%} the AUROC ranks the fixed invalid score "
+            f"{INVALID_SCORE}), so its ΔA {f.value:+.3f} says nothing about dependence."
+        )
     return (
         f"Redacting {f.subject} ({f.details['replacements']} replacements) gives AUROC "
         f"{f.details['auroc']:.3f}, ΔA {f.value:+.3f} [{lo:+.3f}, {hi:+.3f}]: "
         f"{_VERDICT_TEXT[f.verdict]}."
     )
+
+
+def _rate(x: float | None) -> str:
+    return "an unknown share" if x is None or math.isnan(x) else f"{x:.0%}"
 
 
 def at_chance(original: Finding) -> bool:

@@ -34,7 +34,20 @@ OPTIONS = tuple(range(1, 11))
 ANSWER_OPEN = "<answer>"
 ANSWER_CLOSE = "</answer>"
 INVALID_SCORE = 0.5
+#: Below this valid-answer rate a variant's AUROC mostly ranks the fixed
+#: :data:`INVALID_SCORE`, not the model's answers: its ΔA is reported as not estimable.
+MIN_VALID_RATE = 0.5
 _ANSWER = re.compile(r"<answer>\s*(\d{1,3})\s*(?:</answer>|\Z)")
+
+
+def unreadable(valid_rate: float | None) -> bool:
+    """True when fewer than :data:`MIN_VALID_RATE` of a variant's answers could be read
+    (``None`` / NaN: unknown, not unreadable).
+
+    >>> unreadable(0.0), unreadable(1.0), unreadable(None)
+    (True, False, False)
+    """
+    return valid_rate is not None and valid_rate < MIN_VALID_RATE
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ glance (a problem found, nothing found, not enough data, or for information).
 The sentence is a template filled from the finding's numbers, so it changes when they
 change. The verdict keyword is kept beside it as a small tag. Severity is
 ``insufficient`` whenever the finding cannot support a verdict, whatever its keyword: a
-sample of fewer than 2, or an interval of zero width (one cluster).
+sample of fewer than 2, or an interval of zero width (one cluster); a verdict that
+already says why it is insufficient keeps its own sentence.
 
 Example:
     >>> f = Finding(name="probe.compare.delta", verdict="different", value=-0.2,
@@ -36,7 +37,7 @@ CONCLUSION_CHANGING = frozenset(
 )
 
 # (severity, template) per verdict; a key "NAME:VERDICT" wins over "VERDICT". Fields:
-# {subject} {metric} {value} {ci} {p} {n} {versus}.
+# {subject} {metric} {value} {ci} {p} {n} {versus} {valid_rates}.
 _PLAIN: dict[str, tuple[Severity, str]] = {
     # leakage
     "localized": (
@@ -101,6 +102,13 @@ _PLAIN: dict[str, tuple[Severity, str]] = {
         "The model ranks the original rows at chance, so "
         "redaction cannot show a dependence (with {subject}: {metric} "
         "{value}{ci}). Next: a model that scores above chance, or more rows.",
+    ),
+    "redaction.dependence:not_estimable": (
+        "insufficient",
+        "Not estimable: too few of the model's answers could be read (valid rates "
+        "{valid_rates}), so the AUROCs rank the fixed invalid score, not the model. "
+        "Next: a scoring mode that always answers (options or yesno) or a model that "
+        "follows the answer format.",
     ),
     # probe: attribution of a gap
     "no_gap": (
@@ -207,7 +215,7 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
         f"{finding.name}:{finding.verdict}",
         _PLAIN.get(finding.verdict, ("info", "{subject}")),
     )
-    if _insufficient(finding) and severity != "info":
+    if _insufficient(finding) and severity not in ("info", "insufficient"):
         severity = "insufficient"
         template = ("Not enough data for a verdict: {n} sample(s){ci} cannot support one. "
                     "Next: more tasks, seeds or rows.")  # fmt: skip
@@ -229,6 +237,10 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
         p=p,
         n=finding.n if finding.n is not None else "?",
         versus=str(finding.details.get("versus", "")) or "no comparison",
+        valid_rates=", ".join(
+            f"{k} {_fmt(v)}" for k, v in (finding.details.get("valid_rates") or {}).items()
+        )
+        or "unknown",
     )
     return Card(title, severity, sentence, numbers, finding.verdict)
 
