@@ -20,6 +20,7 @@ import logging
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -142,6 +143,20 @@ class PlainProgress:
     demo: 1/4 (25%) task a; elapsed 0s, ETA 0s
     demo: 2/4 (50%) task b; elapsed 2s, ETA 2s
     demo: 4/4 (100%) done; elapsed 4s
+
+    A resumed run whose first 90 units come from a cache in 1 s and then take 10 s each:
+    the ETA follows the last ``window`` seconds, not the cached start.
+
+    >>> out = io.StringIO()
+    >>> p = PlainProgress("r", every=0, window=30, stream=out,
+    ...                   clock=iter([0, 1, 11, 21, 31, 41]).__next__)
+    >>> for done in (90, 91, 92, 93, 94): p(done, 100, "")
+    >>> print(out.getvalue().strip())
+    r: 90/100 (90%); elapsed 1s, ETA 0s
+    r: 91/100 (91%); elapsed 11s, ETA 1s
+    r: 92/100 (92%); elapsed 21s, ETA 2s
+    r: 93/100 (93%); elapsed 31s, ETA 1m10s
+    r: 94/100 (94%); elapsed 41s, ETA 1m00s
     """
 
     def __init__(
@@ -149,26 +164,34 @@ class PlainProgress:
         description: str,
         *,
         every: float = 10.0,
+        window: float = 300.0,
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.description = description
         self.every = every
+        self.window = window
         self.stream = stream
         self.clock = clock
         self.start = clock()
         self.last: float | None = None
         # A long run reports several stages, each counting to its own total; the ETA is
-        # the current stage's rate, measured from where that stage was first seen.
-        self.stage: tuple[int, float, int] = (0, self.start, 0)  # (total, since, done)
+        # the current stage's rate over its last ``window`` seconds, so that units served
+        # from a cache at the start of a resumed run do not make the rest look fast.
+        self.stage_total = 0
+        self.points: deque[tuple[float, int]] = deque([(self.start, 0)])  # (time, done)
         self.previous = 0
 
     def __call__(self, done: int, total: int, label: str) -> None:
         now = self.clock()
-        if total != self.stage[0] or done < self.previous:
-            first = self.stage[0] == 0 and self.previous == 0
-            self.stage = (total, self.start if first else now, 0 if first else done)
+        if total != self.stage_total or done < self.previous:
+            if not (self.stage_total == 0 and self.previous == 0):  # a new stage
+                self.points.clear()
+            self.stage_total = total
         self.previous = done
+        self.points.append((now, done))
+        while len(self.points) > 2 and now - self.points[1][0] >= self.window:
+            self.points.popleft()  # the oldest point kept is the last one outside the window
         finished = total > 0 and done >= total
         if not finished and self.last is not None and now - self.last < self.every:
             return
@@ -183,7 +206,7 @@ class PlainProgress:
             shown = safe_text(label)
             head += f" {shown[:77] + '...' if len(shown) > 80 else shown}"
         tail = f"elapsed {_duration(elapsed)}"
-        _, since, done0 = self.stage
+        since, done0 = self.points[0]
         if not finished and total and done > done0:
             rate = (now - since) / (done - done0)
             tail += f", ETA {_duration(rate * (total - done))}"
