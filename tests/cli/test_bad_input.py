@@ -136,6 +136,17 @@ def f(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, frozen_tcr: P
     doc = json.loads(ns.retail.read_text(encoding="utf-8"))
     doc["simulations"][0]["reward_info"]["reward"] = math.nan
     ns.nan_reward = put("nan_reward.json", json.dumps(doc))
+    doc["simulations"][0]["reward_info"]["reward"] = 1.0
+    doc["simulations"][1]["reward_info"]["reward_breakdown"]["DB"] = math.inf
+    ns.inf_component = put("inf_component.json", json.dumps(doc))
+    tb = json.loads(
+        (
+            shared_data / "tau-bench/retail__tool-calling__openai-model-masked__100x1.json"
+        ).read_text()
+    )
+    tb[2]["info"]["reward_info"]["info"]["r_actions"] = -math.inf
+    ns.tb_inf = put("tb_inf.json", json.dumps(tb))
+    ns.map_list_id = put("map_list_id.json", json.dumps({"id": "a", "label": "label"}))
     ns.tcr = frozen_tcr
     ns.frozen = frozen_tcr / "frozen.joblib"
     ns.garbage_joblib = put("garbage.joblib", "not a pickle at all\n")
@@ -287,6 +298,7 @@ OPTION_CASES: list[Case] = [
     E("leakage-n-boot-0", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--no-dilution", "--n-boot", "0"], "n-boot", "0", waits_for="issue 12"),
     E("leakage-n-boot-negative", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--no-dilution", "--n-boot", "-5"], "n-boot", "-5", waits_for="issue 12"),
     E("leakage-cv-folds-0", lambda f, o: ["leakage", s(f.small), "--out", s(o), *LEAK, "--cv-folds", "0"], "cv-folds", "0", waits_for="issue 12"),
+    E("leakage-cv-folds-more-than-groups", lambda f, o: ["leakage", s(f.retail), "--out", s(o), *LEAK, "--cv-folds", "1000"], "cv-folds 1000", "40 groups", "--cv-folds 40 or fewer"),
     E("leakage-dilution-k-negative", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--n-boot", "20", "--dilution-k", "-1"], "dilution-k", "-1", waits_for="issue 12"),
     E("leakage-dilution-seeds-0", lambda f, o: ["leakage", s(f.small), "--out", s(o), "--n-boot", "20", "--dilution-seeds", "0"], "dilution-seeds", "0", waits_for="issue 12"),
     E("leakage-threshold-nan", lambda f, o: ["leakage", s(f.retail), "--out", s(o), *LEAK, "--threshold", "nan"], "threshold", "nan", waits_for="issue 12"),
@@ -336,6 +348,12 @@ OPTION_CASES: list[Case] = [
     E("models-score-request-timeout-0", lambda f, o: ["models", "score", "openai:m@http://127.0.0.1:9/v1", "--context", "a", "--continuation", "b", "--request-timeout", "0"], "timeout", "0", "allowed", waits_for="issue 9"),
     E("models-train-out-folder", lambda f, o: ["models", "train-controlled", s(f.tcr), "--out", s(f.folder)], "--out", "a_folder"),
     # probe
+    E("traces-convert-nan-reward", lambda f, o: ["traces", "convert", s(f.nan_reward), "--out", s(o / "x.jsonl")], "nan_reward.json", "simulations[0].reward_info.reward", "nan is not a finite number"),
+    E("traces-inspect-inf-component", lambda f, o: ["traces", "inspect", s(f.inf_component)], "inf_component.json", "reward_breakdown.DB", "inf is not a finite number"),
+    E("traces-inspect-taubench-inf-component", lambda f, o: ["traces", "inspect", s(f.tb_inf)], "tb_inf.json", "r_actions", "-inf is not a finite number"),
+    E("leakage-nan-reward", lambda f, o: ["leakage", s(f.nan_reward), "--out", s(o), *LEAK], "nan_reward.json", "reward", "not a finite number"),
+    E("faults-source-nan-reward", lambda f, o: ["faults", "run", "--out", s(o), "--source", s(f.nan_reward), "--model", NO_MODEL], "nan_reward.json", "reward", "not a finite number"),
+    E("traces-mapping-id-selects-a-list", lambda f, o: ["traces", "convert", s(f.foreign), "--mapping", s(f.map_list_id), "--out", s(o / "x.jsonl")], "foreign.jsonl, line 1", "mapping 'id' must select one value"),
     E("probe-compare-nan-reward", lambda f, o: ["probe", "compare", s(f.nan_reward), s(f.retail_ft)], "nan_reward.json", "reward", waits_for="issue 11"),
     E("probe-compare-margin-5", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "5"], "margin", "5", waits_for="issue 11"),
     E("probe-compare-margin-nan", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "nan"], "margin", "nan", waits_for="issue 11"),

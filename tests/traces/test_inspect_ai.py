@@ -196,3 +196,27 @@ def test_inspect_json_log_with_nan_is_read_whole(
     want = [e.model_dump(exclude={"source"}) for e in load_episodes(logs["a_json"])]
     assert [e.model_dump(exclude={"source"}) for e in eps] == want
     assert "samples[3] cannot be streamed" in caplog.text
+
+
+def test_inspect_non_finite_score_names_the_sample_and_scorer(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(logs["a_json"].read_text())
+    doc["samples"][1]["scores"]["includes"]["value"] = float("nan")
+    sid, epoch = doc["samples"][1]["id"], doc["samples"][1]["epoch"]
+    bad = tmp_path / "nan_score.json"
+    bad.write_text(json.dumps(doc, indent=2))
+    err = _fails(capsys, bad)
+    assert f"{bad}, field 'samples[id={sid}, epoch={epoch}].scores.includes'" in err
+    assert "nan is not a finite number" in err
+
+
+def test_inspect_samples_that_are_not_a_list_are_refused(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(logs["a_json"].read_text())
+    doc["samples"] = {}  # would otherwise read as a log with no samples
+    bad = tmp_path / "samples_object.json"
+    bad.write_text(json.dumps(doc, indent=2))
+    err = _fails(capsys, bad)
+    assert f"{bad}, field 'samples': expected a list, got an object" in err

@@ -80,13 +80,19 @@ class Partition:
 
 def grouped_folds(groups: Sequence[str], n_folds: int) -> list[np.ndarray]:
     """Eval row sets of grouped K-fold: groups, largest first, go to the lightest fold
-    (ties by group name), so the assignment is deterministic and needs no seed."""
+    (ties by group name), so the assignment is deterministic and needs no seed. More
+    folds than groups is refused (never silently capped)."""
     names, inverse, sizes = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
     if names.size < 2:
         raise DataError(
             f"grouped cross-validation needs at least 2 groups; the data has {names.size}"
         )
-    k = min(n_folds, names.size)
+    if n_folds > names.size:
+        raise ConfigError(
+            f"cv_folds {n_folds} is more than the data's {names.size} groups (grouped "
+            f"cross-validation holds out whole groups); use --cv-folds {names.size} or fewer"
+        )
+    k = n_folds
     load = np.zeros(k, dtype=np.int64)
     fold_of = np.zeros(names.size, dtype=np.int64)
     for g in sorted(range(names.size), key=lambda i: (-sizes[i], names[i])):

@@ -23,6 +23,7 @@ Each sample becomes one Episode:
 from __future__ import annotations
 
 import logging
+import math
 import re
 import zipfile
 from collections.abc import Iterator
@@ -188,6 +189,8 @@ def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
             try:
                 raw = next(items)
             except StopIteration:
+                if index == 0:
+                    _check_samples_is_a_list(path)
                 return
             except Exception as exc:  # ijson.JSONError, IncompleteJSONError, ...
                 # JSON has no NaN / Infinity, but Python (and so inspect) writes them and
@@ -201,6 +204,32 @@ def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
                 where, msg = _validation_field(exc, record or f"samples[{index}]")
                 raise TraceFormatError(path, None, where, msg) from None
             index += 1
+
+
+_JSON_KINDS = {"start_map": "an object", "string": "a string", "number": "a number",
+               "boolean": "a boolean", "null": "null"}  # fmt: skip
+
+
+def _check_samples_is_a_list(path: Path) -> None:
+    """A log that streamed no sample: refuse a top-level ``samples`` that is not a list
+    (an object would otherwise read as an empty log); an absent one is a log without
+    samples."""
+    import ijson
+
+    with path.open("rb") as fh:
+        try:
+            for prefix, event, _ in ijson.parse(fh, use_float=True):
+                if prefix == "samples" and event != "map_key":
+                    if event == "start_array":
+                        return
+                    raise TraceFormatError(
+                        path,
+                        None,
+                        "samples",
+                        f"expected a list, got {_JSON_KINDS.get(event, event)}",
+                    )
+        except ijson.JSONError:
+            return  # malformed JSON is reported where the samples are read
 
 
 def _rest_of_json_log(path: Path, index: int, exc: Exception) -> Iterator[EvalSample]:
@@ -224,7 +253,7 @@ def _rest_of_json_log(path: Path, index: int, exc: Exception) -> Iterator[EvalSa
 def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) -> Episode:
     """One Inspect ``EvalSample`` as an Episode (see the module docstring for the rules)."""
     record = _record(sample.id, sample.epoch)
-    reward, components = _reward(sample)
+    reward, components = _reward(sample, path=path, record=record)
     termination: str | None = None
     if sample.error is not None:
         termination = "error"
@@ -253,7 +282,11 @@ def _one_line_text(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def _reward(sample: EvalSample) -> tuple[float | None, dict[str, float]]:
+def _reward(
+    sample: EvalSample, *, path: Path, record: str
+) -> tuple[float | None, dict[str, float]]:
+    """The first scorer's value and every scalar component; a value that converts to a
+    non-finite number (NaN, ±inf) is refused, naming the record and the scorer."""
     from inspect_ai.scorer import value_to_float
 
     to_float = value_to_float()
@@ -271,6 +304,11 @@ def _reward(sample: EvalSample) -> tuple[float | None, dict[str, float]]:
         components[name] = to_float(value)
         if i == 0:
             reward = components[name]
+    for name, v in components.items():
+        if not math.isfinite(v):
+            raise TraceFormatError(
+                path, None, f"{record}.scores.{name}", f"{v} is not a finite number"
+            )
     return reward, components
 
 

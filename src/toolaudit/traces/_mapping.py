@@ -25,6 +25,7 @@ and the field, unless the mapping key is listed in ``optional``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -286,6 +287,8 @@ def _label(value: Any, m: FieldMapping, *, path: Path, line: int) -> int:
     if isinstance(value, str) and m.label_positive is not None:
         return int(value in m.label_positive)
     if isinstance(value, int | float):
+        if not math.isfinite(value):
+            raise TraceFormatError(path, line, field, f"label {value} is not a finite number")
         if m.label_threshold is not None:
             return int(value >= m.label_threshold)
         if value in (0, 1):
@@ -344,11 +347,19 @@ def _example(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
         v = get(key, expr)
         return None if v is None else as_text(v)
 
+    def scalar(key: str, expr: str | None) -> str | None:
+        v = get(key, expr)
+        if isinstance(v, list | dict):
+            raise TraceFormatError(
+                path, line, str(expr), f"mapping '{key}' must select one value, got {kind_of(v)}"
+            )
+        return None if v is None else as_text(v)
+
     return Example(
-        id=opt("id", m.id) or f"{path.stem}:{line}",
+        id=scalar("id", m.id) or f"{path.stem}:{line}",
         label=_label(get("label", m.label), m, path=path, line=line),  # type: ignore[arg-type]
-        group=opt("group", m.group) or "",
-        split=opt("split", m.split) or "",
+        group=scalar("group", m.group) or "",
+        split=scalar("split", m.split) or "",
         fields={k: as_text(get(f"fields.{k}", p)) for k, p in m.fields.items()},
         tools=tools,
         prompt=opt("prompt", m.prompt),

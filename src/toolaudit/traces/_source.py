@@ -8,6 +8,7 @@ Field locations inside a JSON document are written as paths such as
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def field(
     """``obj[key]`` with a TraceFormatError naming ``where.key`` when missing or mistyped.
 
     ``default`` makes the field optional (used when it is absent or null); ``kind``
-    checks the type of a present value.
+    checks the type of a present value. A number must be finite: JSON readers accept
+    ``NaN`` and ``Infinity``, which no reward, score or count can be.
     """
     name = f"{where}.{key}" if where else key
     if not isinstance(obj, dict):
@@ -75,6 +77,8 @@ def field(
         raise TraceFormatError(
             path, line, name, f"expected {_kind_name(kind)}, got {_kind_name(type(value))}"
         )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TraceFormatError(path, line, name, f"{value} is not a finite number")
     return value
 
 

@@ -83,7 +83,11 @@ def sim_episode(sim: Any, *, where: str, index: int, path: Path, source: dict[st
         )
         breakdown = reward_info.get("reward_breakdown")
         if isinstance(breakdown, dict):
-            components = {str(k): float(v) for k, v in breakdown.items() if _is_number(v)}
+            components = {
+                str(k): float(field(breakdown, k, path=path, kind=(int, float),
+                                    where=_at(_at(where, "reward_info"), "reward_breakdown")))
+                for k, v in breakdown.items() if _is_number(v)
+            }  # fmt: skip
     sim_id = sim.get("id")
     return Episode(
         task_id=str(task_id),

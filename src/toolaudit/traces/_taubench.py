@@ -73,10 +73,11 @@ def _episode(rec: Any, *, where: str, index: int, path: Path, source: dict[str, 
     components: dict[str, float] | None = None
     if isinstance(reward_info, dict) and isinstance(reward_info.get("info"), dict):
         components = {
-            k: float(v)
+            k: float(field(reward_info["info"], k, path=path, kind=(int, float),
+                           where=f"{where}.info.reward_info.info"))
             for k, v in reward_info["info"].items()
             if k.startswith("r_") and isinstance(v, int | float) and not isinstance(v, bool)
-        } or None
+        } or None  # fmt: skip
     return Episode(
         task_id=str(task_id),
         trial=field(rec, "trial", path=path, where=where, kind=int, default=0),
