@@ -146,6 +146,9 @@ def f(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, frozen_tcr: P
     )
     tb[2]["info"]["reward_info"]["info"]["r_actions"] = -math.inf
     ns.tb_inf = put("tb_inf.json", json.dumps(tb))
+    ns.compare_fail_on_bogus = put("compare_bogus.json", json.dumps({"meta": {
+        "command": "probe compare",
+        "config": {"a": str(ns.retail), "b": str(ns.retail_ft), "fail_on": ["nosuch"]}}}))  # fmt: skip
     ns.map_list_id = put("map_list_id.json", json.dumps({"id": "a", "label": "label"}))
     ns.tcr = frozen_tcr
     ns.frozen = frozen_tcr / "frozen.joblib"
@@ -377,6 +380,8 @@ OPTION_CASES: list[Case] = [
     E("probe-run-seeds-0", lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "0"], "seeds", "0", waits_for="issue 11"),
     E("probe-run-other-seeds-resume", lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "2", "--no-analyze"], "seeds", "1", "2",
       before=lambda f, o: ["probe", "run", "--out", s(o), "--seeds", "1", "--no-analyze"], waits_for="issue 11"),
+    E("probe-run-model-missing", lambda f, o: ["probe", "run", "--out", s(o / "run"), "--policies", "llm", "--model", NO_MODEL], "/nonexistent/toolaudit-model", "no such model folder"),
+    E("probe-compare-config-fail-on-bogus", lambda f, o: ["probe", "compare", "--config", s(f.compare_fail_on_bogus)], "compare_bogus.json", "meta.config.fail_on", "nosuch"),
     E("probe-run-out-file", lambda f, o: ["probe", "run", "--out", s(f.afile)], "--out", "afile.txt"),
     E("probe-run-suite-bogus", lambda f, o: ["probe", "run", "--out", s(o), "--suite", "nosuch"], "nosuch"),
     # faults (every case names a model path that does not exist, so none loads a model)
@@ -525,6 +530,17 @@ def test_output_option_refused_before_anything_is_written(
     before = sorted(os.listdir(f.root))
     assert _code(["traces", "convert", s(f.small), "--out", s(f.folder)]) == 2
     assert sorted(os.listdir(f.root)) == before and not any(f.folder.iterdir())
+    capsys.readouterr()
+
+
+def test_a_model_that_cannot_load_leaves_no_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad --model is refused before the run folder (and its run_config.json, which
+    would pin the next, corrected command to the bad model) is written."""
+    out = tmp_path / "run"
+    assert _code(["probe", "run", "--out", s(out), "--policies", "llm", "--model", NO_MODEL]) == 2
+    assert not out.exists()
     capsys.readouterr()
 
 
