@@ -27,7 +27,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from toolaudit.stats import Interval, equivalence_verdict, holm_reject, sign_test
+from toolaudit.stats import (
+    Interval,
+    equivalence_verdict,
+    holm_reject,
+    sign_test,
+)
+from toolaudit.stats import (
+    cluster_mean_replicates as _cluster_draws,
+)
 
 Verdict = Literal["equivalent", "different", "inconclusive", "not_estimable"]
 TAU2_SUCCESS_TOL = 1e-6
@@ -69,29 +77,10 @@ def cluster_mean_replicates(
 ) -> Replicates:
     """Replicates of the pooled mean of ``values`` resampling whole clusters.
 
-    The draws are those of :func:`toolaudit.stats._paired.cluster_mean_bootstrap` with the
-    same seed (same cluster order, same generator calls), so intervals agree with it.
+    The draws are :func:`toolaudit.stats.cluster_mean_replicates`, so intervals agree with
+    :func:`toolaudit.stats.cluster_mean_bootstrap` for the same seed.
     """
-    labels = np.asarray([str(c) for c in clusters])
-    vals = np.asarray(values, dtype=float)
-    if labels.size != vals.size:
-        raise ValueError(f"clusters ({labels.size}) and values ({vals.size}) differ in length")
-    uniq, inverse = np.unique(labels, return_inverse=True)
-    ok = ~np.isnan(vals)
-    sums = np.bincount(inverse[ok], weights=vals[ok], minlength=uniq.size)
-    counts = np.bincount(inverse[ok], minlength=uniq.size).astype(float)
-    total = counts.sum()
-    if not total:
-        return Replicates(float("nan"), np.empty(0))
-    est = float(sums.sum() / total)
-    if int((counts > 0).sum()) < 2:  # one cluster: not estimable, as cluster_mean_bootstrap
-        return Replicates(est, np.empty(0))
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, uniq.size, size=(n_boot, uniq.size))
-    n = counts[picks].sum(axis=1)
-    s = sums[picks].sum(axis=1)
-    keep = n > 0
-    return Replicates(est, s[keep] / n[keep])
+    return Replicates(*_cluster_draws(clusters, values, n_boot=n_boot, seed=seed))
 
 
 def _verdict(equivalent: bool, different: bool) -> Verdict:

@@ -9,7 +9,7 @@ from toolaudit.stats._auroc import (
     paired_bootstrap_auroc_delta,
     paired_permutation_auroc,
 )
-from toolaudit.stats._paired import cluster_mean_bootstrap
+from toolaudit.stats._paired import cluster_mean_bootstrap, cluster_mean_replicates
 from toolaudit.stats._tests import (
     Equivalence,
     bonferroni,
@@ -31,6 +31,7 @@ __all__ = [
     "bootstrap_auroc",
     "cluster_bootstrap",
     "cluster_mean_bootstrap",
+    "cluster_mean_replicates",
     "cohen_kappa",
     "equivalence_verdict",
     "group_permutation_auroc",

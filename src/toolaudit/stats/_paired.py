@@ -38,6 +38,26 @@ def cluster_mean_bootstrap(
         >>> round(iv.estimate, 3)
         0.667
     """
+    est, reps = cluster_mean_replicates(clusters, values, n_boot=n_boot, seed=seed)
+    if np.isnan(est) or reps.size == 0:
+        return Interval(est, float("nan"), float("nan"), level)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
+    return Interval(est, float(lo), float(hi), level)
+
+
+def cluster_mean_replicates(
+    clusters: Sequence[object], values: ArrayLike, *, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, np.ndarray]:
+    """``(estimate, replicates)`` of the pooled mean of ``values`` resampling whole
+    clusters: the draws behind :func:`cluster_mean_bootstrap` (same seed, same cluster
+    order, same generator calls). The replicates are empty when there is no value or
+    fewer than two clusters hold one (not estimable); the estimate is NaN without values.
+
+    >>> est, reps = cluster_mean_replicates(["t1", "t1", "t2"], [1.0, 0.0, 1.0], n_boot=5)
+    >>> round(est, 3), reps.size
+    (0.667, 5)
+    """
     labels = np.asarray([str(c) for c in clusters])
     vals = np.asarray(values, dtype=float)
     if labels.size != vals.size:
@@ -47,17 +67,14 @@ def cluster_mean_bootstrap(
     sums = np.bincount(inverse[ok], weights=vals[ok], minlength=uniq.size)
     counts = np.bincount(inverse[ok], minlength=uniq.size).astype(float)
     total = counts.sum()
-    est = float(sums.sum() / total) if total else float("nan")
-    if np.isnan(est) or int((counts > 0).sum()) < 2:
-        return Interval(est, float("nan"), float("nan"), level)
+    if not total:
+        return float("nan"), np.empty(0)
+    est = float(sums.sum() / total)
+    if int((counts > 0).sum()) < 2:
+        return est, np.empty(0)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, uniq.size, size=(n_boot, uniq.size))
     n = counts[picks].sum(axis=1)
     s = sums[picks].sum(axis=1)
     keep = n > 0
-    reps = s[keep] / n[keep]
-    if reps.size == 0:
-        return Interval(est, float("nan"), float("nan"), level)
-    alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
-    return Interval(est, float(lo), float(hi), level)
+    return est, s[keep] / n[keep]
