@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         write_leakage,
     )
     from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, detect_format, load_examples
+    from toolaudit.traces import Example, detect_format, load_examples, view_commands
 
     cfg = _config(args)
     return_freed_memory()  # freed block arrays leave the resident set at once
@@ -253,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
         "examples": len(examples),
         "label_source": label_source,
     }
+    if mapping is None and (views := view_commands(args.data)):
+        payload["data"]["view"] = views
     meta = run_metadata(command="toolaudit leakage", seed=args.seed, config=cfg.as_json())
     meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
     path = write_leakage(args.out, payload, meta=meta)

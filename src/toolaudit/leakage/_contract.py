@@ -199,7 +199,7 @@ class LeakageAudit:
 
         data = config.data
         if config.files:
-            from toolaudit.traces import load_examples
+            from toolaudit.traces import load_examples, view_commands
 
             examples = [e for f in config.files for e in load_examples(f)]
             shown_files = [str(f) for f in config.files]
@@ -218,6 +218,8 @@ class LeakageAudit:
         result = run_leakage(examples, config.leakage, progress=progress)
         payload = result.as_json()
         payload["data"] = {"files": shown_files, "examples": len(examples)}
+        if config.files and (views := view_commands(config.files)):
+            payload["data"]["view"] = views
         if config.data is None and not config.files:  # generated here: say how
             payload["data"].update(scale=config.scale, strength=config.strength)
         fallbacks: list[Fallback] = [*getattr(result, "fallbacks", []), *config.relaxed]

@@ -182,6 +182,14 @@ def leakage_sections(
         sec.text(verdict_sentence(finding))
         if (payload.get("data") or {}).get("label_source") == "reward":
             sec.text(outcome_note(finding))
+    views = (payload.get("data") or {}).get("view") or []
+    if views:
+        n = (payload.get("data") or {}).get("examples", "?")
+        sec.text(
+            f"The verdict rests on the {n} runs of the input; open their transcripts with "
+            + " and ".join(f"`{v}`" for v in views)
+            + "."
+        )
     sec.text(
         f"Partition: {part.get('description', '?')}. Each scope (the full trace and every "
         "tool section) gets TF-IDF features and a balanced logistic regression; the table "

@@ -39,10 +39,11 @@ from toolaudit.traces._schema import (
     ToolSection,
 )
 from toolaudit.traces._source import read_json_document
-from toolaudit.traces._view import view_command
+from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [
     "view_command",
+    "view_commands",
     "read_json_document",
     "summary_rows",
     "TRACES_AUDIT",

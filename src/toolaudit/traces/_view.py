@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,3 +30,21 @@ def view_command(source: dict[str, Any]) -> str | None:
     if fmt == "inspect":
         return f"inspect view --log-dir {shlex.quote(str(Path(file).parent))}"
     return None
+
+
+def view_commands(paths: Iterable[str | Path]) -> list[str]:
+    """The distinct viewer commands for input files, in order (files whose format has no
+    viewer, or is not recognised, give none)."""
+    from toolaudit.errors import TraceFormatError
+    from toolaudit.traces._formats import detect_format
+
+    out: list[str] = []
+    for path in paths:
+        try:
+            fmt = detect_format(path)
+        except TraceFormatError:
+            continue
+        cmd = view_command({"format": fmt, "file": str(path)})
+        if cmd is not None and cmd not in out:
+            out.append(cmd)
+    return out
