@@ -47,14 +47,41 @@ def check_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CO
         ) from None
     if not isinstance(recorded, dict):
         raise TraceFormatError(path, None, None, "run record is not a JSON object")
-    current = _normal(config)
-    for key in sorted(set(recorded) | set(current)):
-        if recorded.get(key) != current.get(key):
-            raise ConfigError(
-                f"{folder} holds a run made with {key}={recorded.get(key)!r}, but this run "
-                f"has {key}={current.get(key)!r}; results of different options must not mix: "
-                f"use another --out (or delete {path} to start over)"
-            )
+    diff = _first_difference(recorded, _normal(config))
+    if diff is not None:
+        key, then, now = diff
+        raise ConfigError(
+            f"{folder} holds a run made with {key}={then!r}, but this run has {key}={now!r}; "
+            f"results of different options must not mix: use another --out (or delete "
+            f"{path} to start over)"
+        )
+
+
+def _first_difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """The path and the two values of the first leaf where ``a`` and ``b`` differ, so a
+    refusal names ``classes[2].description`` rather than printing two whole lists.
+
+    >>> _first_difference({"k": [1, {"x": 2}]}, {"k": [1, {"x": 3}]})
+    ('k[1].x', 2, 3)
+    >>> _first_difference({"a": 1}, {"a": 1}) is None
+    True
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            at = f"{where}.{key}" if where else str(key)
+            if key not in a or key not in b:
+                return at, a.get(key), b.get(key)
+            found = _first_difference(a[key], b[key], at)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{where}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b else (where, a, b)
 
 
 def write_run_config(folder: Path, config: dict[str, Any], *, name: str = RUN_CONFIG) -> Path:
