@@ -113,6 +113,14 @@ def test_redaction_report_says_when_the_dependence_test_is_not_informative() -> 
     assert "not informative for this model" in text(0.50)
     assert "AUROC 0.500, 95% interval [0.420, 0.580] includes 0.5" in text(0.50)
     assert "not informative" not in text(0.90)
+    assert "zero width" not in text(0.50)
+    # every row scored alike (the generate study's constant "<answer>1"): a zero-width
+    # interval, said in words
+    doc = _redaction([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], auroc=0.5)
+    doc["variants"][0]["ci95"] = [0.5, 0.5]
+    flat = interpretation(RedactionResults.model_validate({"meta": _meta(), **doc}))
+    assert "95% interval [0.500, 0.500] includes 0.5" in flat
+    assert "The interval has zero width" in flat and "every row the same score" in flat
 
 
 def _probe(rescored_ci: list[float], changed: float) -> dict[str, Any]:

@@ -321,6 +321,12 @@ def chance_sentence(original: Finding) -> str:
         f"it ranks the rows at chance (AUROC {original.value:.3f}, 95% interval {ci} "
         f"includes 0.5), so an interval of ΔA that includes 0 is not evidence that the "
         f"model does not depend on a class."
+        + (
+            " The interval has zero width: every bootstrap resample gives the same AUROC, "
+            "which is what a model that gives every row the same score produces."
+            if lo is not None and lo == hi
+            else ""
+        )
     )
 
 
