@@ -31,12 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: opener -> the text from the opener up to the tool name (the name follows).
-OPENERS: dict[str, str] = {
-    '{"': 'name": "',
-    "```": 'json\n{"name": "',
-    "<tool_call>": '\n{"name": "',
-}
+from toolaudit.models import CALL_OPENERS
+
+#: opener -> the text from the opener up to the tool name (defined with the models).
+OPENERS = CALL_OPENERS
 MIN_OPENER = 1e-4
 
 

@@ -18,7 +18,13 @@ from typing import Any
 
 from toolaudit.models._base import LanguageModel
 
-CALL_OPENERS: tuple[str, ...] = ('{"', "```", "<tool_call>")
+#: Each opener a model uses to start a tool call -> the text from the opener up to the
+#: tool's name (the name follows), as the chat templates of the embedded models write it.
+CALL_OPENERS: dict[str, str] = {
+    '{"': 'name": "',
+    "```": 'json\n{"name": "',
+    "<tool_call>": '\n{"name": "',
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,7 @@ def call_reply_probabilities(
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]] | None = None,
     *,
-    openers: Sequence[str] = CALL_OPENERS,
+    openers: Sequence[str] = tuple(CALL_OPENERS),
 ) -> CallReply:
     """Render the chat with the model's template and read ``P(opener)`` for each opener.
 
