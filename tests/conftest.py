@@ -42,4 +42,4 @@ def embedded_lm():
     """The real embedded Gemma 3 270M as (model, tokenizer), loaded once per session."""
     from toolaudit.models import load_causal_lm
 
-    return load_causal_lm(None, device="cpu")
+    return load_causal_lm("embedded:gemma", device="cpu")

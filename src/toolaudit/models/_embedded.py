@@ -95,16 +95,17 @@ def embedded_entry(name: str | None) -> Embedded:
     return EMBEDDED[key]
 
 
-def embedded_gguf_path(name: str | None = "gemma") -> Path:
-    """The GGUF file of an embedded model (Gemma unless ``name`` says otherwise)."""
+def embedded_gguf_path(name: str | None = None) -> Path:
+    """The GGUF file of an embedded model (the default, Qwen, unless ``name`` says
+    otherwise)."""
     return embedded_entry(name).gguf()
 
 
-def embedded_model_dir(name: str | None = "gemma", *, force: bool = False) -> Path:
+def embedded_model_dir(name: str | None = None, *, force: bool = False) -> Path:
     """A transformers-loadable folder for an embedded model, converting once if needed
     (``force``: convert again, replacing a damaged folder).
 
-    ``name`` is ``"gemma"`` (default, for backward compatibility) or ``"qwen"``.
+    ``name`` is ``"qwen"`` (the default, :data:`DEFAULT_EMBEDDED`) or ``"gemma"``.
     """
     entry = embedded_entry(name)
     root = cache_root() / "models"
@@ -169,8 +170,8 @@ def load_causal_lm(
 ) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` for a local path or HF id, or an embedded model.
 
-    ``None``/``"embedded"``/``"embedded:gemma"`` is the embedded Gemma (kept as the
-    ``None`` default for existing callers); ``"embedded:qwen"`` the embedded Qwen. The
+    ``None``/``"embedded"`` is the default embedded model (:data:`DEFAULT_EMBEDDED`,
+    Qwen), ``"embedded:NAME"`` the one named. The
     model is in eval mode, float32 on CPU (bfloat16 on a GPU) unless ``dtype`` says
     otherwise.
     """
@@ -180,7 +181,7 @@ def load_causal_lm(
     except ImportError:
         raise MissingDependencyError("transformers", "models") from None
     if spec in (None, "", "embedded"):
-        path = str(embedded_model_dir("gemma"))
+        path = str(embedded_model_dir(None))
     elif spec.startswith("embedded:"):
         path = str(embedded_model_dir(spec.partition(":")[2]))
     else:
