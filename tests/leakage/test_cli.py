@@ -80,9 +80,10 @@ def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path)
     # the runs a finding rests on, one command away (issue 26)
     view = f"tau2 view --file {src}"
     assert doc["data"]["view"] == [view]
-    assert f"rests on the 40 runs of the input; open their transcripts with `{view}`" in (
-        out / "report.md"
-    ).read_text()
+    assert (
+        f"rests on the 40 runs of the input; open their transcripts with `{view}`"
+        in (out / "report.md").read_text()
+    )
     assert [r["scope"] for r in doc["scopes"]] == ["full", "get_order_details"]
     assert any("one class only" in w for w in doc["warnings"])
 
