@@ -507,3 +507,19 @@ def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> 
     widths = re.search(r'data-widths="(\d+)x(\d+)"', proc.stdout)
     assert widths is not None, proc.stderr[-2000:]
     assert widths.group(1) == widths.group(2), f"page overflows: scroll x client = {widths[0]}"
+
+
+def test_result_meta_is_run_metadata_as_a_model() -> None:
+    """``meta`` is built in one place (report.run_metadata); the audits' model form writes
+    the same keys, and a fallback's unset fields stay unwritten."""
+    from toolaudit.audits._io import result_meta
+    from toolaudit.report import Fallback, run_metadata
+
+    fb = [Fallback(kind="skipped_part", what="x.y", detail="why")]
+    meta = result_meta(command="c", seed=3, config={"a": [1, 2]}, fallbacks=fb)
+    doc = meta.model_dump(mode="json", exclude_unset=True)
+    plain = run_metadata(command="c", seed=3, config={"a": [1, 2]})
+    assert {k: v for k, v in doc.items() if k != "fallbacks"} == {
+        k: v for k, v in plain.items() if k != "fallbacks"
+    }
+    assert doc["fallbacks"] == [{"kind": "skipped_part", "what": "x.y", "detail": "why"}]

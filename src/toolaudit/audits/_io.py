@@ -15,8 +15,7 @@ from pydantic import ValidationError
 
 from toolaudit.audits._contract import AuditResult
 from toolaudit.errors import DataError
-from toolaudit.report import RESULTS_SCHEMA_VERSION, Fallback, ResultMeta, write_results
-from toolaudit.report import package_versions as _package_versions
+from toolaudit.report import Fallback, ResultMeta, run_metadata, write_results
 
 ResultT = TypeVar("ResultT", bound=AuditResult)
 
@@ -28,16 +27,13 @@ def result_meta(
     config: dict[str, Any],
     fallbacks: list[Fallback] | None = None,
 ) -> ResultMeta:
-    """The ``meta`` block of a new result: seed, package versions, configuration and
-    fallbacks (every field set explicitly, so every one is written)."""
-    return ResultMeta(
-        schema_version=RESULTS_SCHEMA_VERSION,
-        command=command,
-        seed=seed,
-        config=config,
-        versions=_package_versions(),
-        fallbacks=list(fallbacks or []),
-    )
+    """The ``meta`` block of a new result, as a model: :func:`toolaudit.report.run_metadata`
+    (the one place ``meta`` is built) validated into :class:`ResultMeta`, every field set,
+    so every one is written."""
+    fallbacks = list(fallbacks or [])
+    meta = run_metadata(command=command, seed=seed, config=config, fallbacks=fallbacks)
+    # the Fallback objects themselves, so only the fields each one set are written
+    return ResultMeta.model_validate({**meta, "fallbacks": fallbacks})
 
 
 def dump_result(result: AuditResult) -> dict[str, Any]:
