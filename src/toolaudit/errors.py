@@ -50,3 +50,30 @@ class MissingDependencyError(ToolAuditError, ImportError):
         super().__init__(
             f"this feature needs '{package}'; install it with: pip install 'toolaudit[{extra}]'"
         )
+
+
+# --- the checks every config runs on construction -------------------------------------
+
+
+def check_min(name: str, value: float, low: float, allowed: str | None = None) -> None:
+    """ConfigError unless ``value >= low`` (NaN fails).
+
+    >>> check_min("n_boot", 0, 1)
+    Traceback (most recent call last):
+    ...
+    toolaudit.errors.ConfigError: invalid n_boot=0; allowed: an integer >= 1
+    """
+    if not value >= low:
+        raise ConfigError.invalid(name, allowed or f"an integer >= {low}", value)
+
+
+def check_between(name: str, value: float, low: float, high: float, allowed: str) -> None:
+    """ConfigError unless ``low < value < high`` (NaN and infinities fail)."""
+    if not low < value < high:
+        raise ConfigError.invalid(name, allowed, value)
+
+
+def check_choice(name: str, value: object, choices: Sequence[object]) -> None:
+    """ConfigError unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ConfigError.invalid(name, choices, value)

@@ -127,23 +127,15 @@ def _check_int(name: str, value: int, *, low: int, allowed: str) -> None:
 
 
 def _validate(args: argparse.Namespace) -> None:
-    """Every numeric option checked before any work: one line naming the parameter."""
+    """The options checked here rather than in ``LeakageConfig`` (which checks every value
+    it holds on construction): the scheduler's extra, ``--min-df`` and ``--threshold``."""
     import math
 
     from toolaudit.errors import ConfigError
-    from toolaudit.leakage import check_backend, require_distributed
+    from toolaudit.leakage import require_distributed
 
-    check_backend(args.backend)
     if args.scheduler is not None:
         require_distributed()  # a missing extra is exit 2 with the pip line, before any work
-    if args.n_jobs == 0:
-        raise ConfigError.invalid("n-jobs", "a positive integer, or -1 for all cores", 0)
-    _check_int("threads", args.threads, low=0, allowed="an integer >= 0 (0 = every core)")
-    _check_int("n-boot", args.n_boot, low=1, allowed="an integer >= 1")
-    _check_int("cv-folds", args.cv_folds, low=2, allowed="an integer >= 2")
-    _check_int("dilution-seeds", args.dilution_seeds, low=1, allowed="an integer >= 1")
-    for k in args.dilution_k:
-        _check_int("dilution-k", k, low=0, allowed="integers >= 0")
     if args.min_df is not None:
         _check_int("min-df", args.min_df, low=1, allowed="an integer >= 1")
     if not math.isfinite(args.threshold):

@@ -10,8 +10,10 @@ from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, result_meta
 from toolaudit.datasets._demo import DEMO_SCALE
-from toolaudit.datasets._identifiers import STRENGTH, prefix_auroc
+from toolaudit.datasets._identifiers import STRENGTH, prefix_auroc, validate_strength
+from toolaudit.datasets._plan import validate_scale
 from toolaudit.datasets._tcr_shortcut import DATASET_NAME, write_tcr_shortcut
+from toolaudit.errors import check_choice, check_min
 from toolaudit.report import Fallback, Section
 
 
@@ -25,6 +27,12 @@ class DatasetsConfig:
     scale: float = DEMO_SCALE
     seed: int = 0
     strength: float = STRENGTH
+
+    def __post_init__(self) -> None:
+        check_choice("dataset", self.dataset, (DATASET_NAME,))
+        validate_scale(self.scale)
+        check_min("seed", self.seed, 0)
+        validate_strength(self.strength)
 
 
 def strength_fallback(strength: float) -> Fallback | None:

@@ -50,6 +50,9 @@ class FaultsConfig:
     seed: int = 0
     workers: int = 1
 
+    def __post_init__(self) -> None:
+        check_config(self)
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready copy."""
         return {

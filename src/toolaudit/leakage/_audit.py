@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.errors import ConfigError, DataError
+from toolaudit.errors import ConfigError, DataError, check_min
 from toolaudit.leakage._cluster import check_backend, dask_client
 from toolaudit.leakage._engine import Design, PT2DEngine, run_jobs
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, validate_spec
@@ -40,6 +40,11 @@ class DilutionConfig:
     n_seeds: int = 5
     pool_tools: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        check_min("dilution_seeds", self.n_seeds, 1)
+        for k in self.k_values:
+            check_min("dilution_k", k, 0, "integers >= 0")
+
 
 @dataclass(frozen=True, slots=True)
 class LeakageConfig:
@@ -64,6 +69,22 @@ class LeakageConfig:
     prefix_class: str | None = None
     prefix_lengths: tuple[int, ...] = (1, 2, 3)
     presence: bool = True
+
+    def __post_init__(self) -> None:
+        """Every value checked on construction (library, registry and CLI callers alike):
+        a ConfigError naming the parameter, the values allowed and the value received."""
+        if not self.features:
+            raise ConfigError.invalid("features", list(FEATURE_SETS), "()")
+        for spec in self.features:
+            validate_spec(spec)
+        check_backend(self.backend)
+        if self.n_jobs == 0:
+            raise ConfigError.invalid("n_jobs", "a positive integer, or -1 for all cores", 0)
+        check_min("threads", self.threads, 0, "an integer >= 0 (0 = every core)")
+        check_min("n_boot", self.n_boot, 1)
+        check_min("cv_folds", self.cv_folds, 2)
+        check_min("seed", self.seed, 0)
+        check_min("top_k", self.top_k, 1)
 
     def fit_threads(self, threads: int) -> int:
         """Kernel threads of each fit when ``n_jobs`` fits run at once (the cores
@@ -246,11 +267,6 @@ def run_leakage(
     cfg = config or LeakageConfig()
     if not examples:
         raise DataError("no examples to audit")
-    if not cfg.features:
-        raise ConfigError.invalid("features", list(FEATURE_SETS), "()")
-    for spec in cfg.features:
-        validate_spec(spec)
-    check_backend(cfg.backend)
     workers = cfg.n_jobs if cfg.n_jobs > 0 else (os.cpu_count() or 1)
     with dask_client(cfg.scheduler, n_workers=max(workers, 2)) as client:
         return _run(examples, cfg, progress=progress, client=client, scores_out=scores_out)

@@ -38,6 +38,13 @@ class LeakageAuditConfig:
     strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
 
+    def __post_init__(self) -> None:
+        from toolaudit.datasets import validate_scale, validate_strength
+
+        validate_scale(self.scale)
+        if self.strength is not None:
+            validate_strength(self.strength)
+
 
 class ScopeRow(BaseModel):
     """One row of the scope x feature-set table (DESIGN.md keys typed)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
+from toolaudit.errors import check_between, check_min
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
@@ -29,6 +30,12 @@ class ProbeConfig:
     n_boot: int = 2000
     seed: int = 0
     relaxed: tuple[Fallback, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_min("n_seeds", self.n_seeds, 1)
+        check_between("margin", self.margin, 0.0, 1.0, "a number in (0, 1)")
+        check_min("n_boot", self.n_boot, 1)
+        check_min("seed", self.seed, 0)
 
 
 class ProbeCell(ResultRecord):
@@ -131,6 +138,9 @@ class ProbeCompareConfig:
     data_root: Path | None = None
     files: tuple[str, str] = RETAIL_PAIR
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_min("seed", self.seed, 0)
 
 
 class ProbeCompareResult(AuditResult):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from toolaudit.errors import ConfigError, check_choice, check_min
 from toolaudit.probes._judge import VerdictRecord
 from toolaudit.progress import Progress
 from toolaudit.traces import Episode, Message
@@ -64,6 +65,16 @@ class JudgeConfig:
     max_tokens: int = 48
     seed: int = 0
     n_records: int = 20
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError.invalid("judge_temperature", "a number in [0, 2]", self.temperature)
+        check_min("judge_repeats", self.n_repeats, 1)
+        check_min("judge_records", self.n_records, 1)
+        check_min("max_tokens", self.max_tokens, 1)
+        check_min("seed", self.seed, 0)
+        for view in self.views:
+            check_choice("views", view, VIEWS)
 
 
 def _call_line(m: Message) -> list[str]:

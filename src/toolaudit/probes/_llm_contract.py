@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
+from toolaudit.errors import check_between, check_min
 from toolaudit.probes._contract import ProbeCell
 from toolaudit.probes._findings import sentence
 from toolaudit.probes._report import transcript_blocks
@@ -37,6 +38,16 @@ class ProbeLLMConfig:
     n_boot: int = 2000
     seed: int = 0
     relaxed: tuple[Fallback, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.tasks is not None:
+            check_min("tasks", self.tasks, 1)
+        check_min("seeds", self.seeds, 1)
+        check_min("max_steps", self.max_steps, 1)
+        check_min("temperature", self.temperature, 0.0, "a number >= 0")
+        check_between("margin", self.margin, 0.0, 1.0, "a number in (0, 1)")
+        check_min("n_boot", self.n_boot, 1)
+        check_min("seed", self.seed, 0)
 
 
 #: The settings the demo reduces (issue 16): one task, original and repeat, one seed,

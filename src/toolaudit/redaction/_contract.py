@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings
-from toolaudit.errors import ConfigError
+from toolaudit.errors import ConfigError, check_choice, check_min
 from toolaudit.report import Fallback, Finding, Section
 
 DEMO_SCALE = 0.05
@@ -78,6 +78,17 @@ class RedactionConfig:
     classes: tuple[str, ...] | None = None
     strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
+
+    def __post_init__(self) -> None:
+        from toolaudit.datasets import validate_scale, validate_strength
+        from toolaudit.redaction._scoring import SCORINGS
+
+        validate_scale(self.scale)
+        if self.strength is not None:
+            validate_strength(self.strength)
+        check_choice("scoring", self.scoring, SCORINGS)
+        check_min("n_boot", self.n_boot, 1)
+        check_min("seed", self.seed, 0)
 
 
 def controlled_model_identity(pipeline: object, *, scale: float, seed: int) -> str:

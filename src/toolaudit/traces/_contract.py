@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
+from toolaudit.errors import check_min
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 from toolaudit.traces._demo import public_trace_paths
 from toolaudit.traces._inspect import inspect_path
@@ -23,6 +24,9 @@ class TracesConfig:
 
     data_root: Path | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_min("seed", self.seed, 0)
 
 
 class TraceFileSummary(ResultRecord):
