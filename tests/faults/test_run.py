@@ -9,7 +9,7 @@ import pytest
 
 from toolaudit.cli.main import main
 from toolaudit.faults import FaultsConfig, report_section, run_faults
-from toolaudit.report import with_fallbacks
+from toolaudit.report import with_fallbacks, write_results
 
 ROW_KEYS = {
     "task",
@@ -36,6 +36,7 @@ def mini_run(qwen_lm, tmp_path_factory):
     first = run_faults(out, config=config, model=qwen_lm)
     line1 = (out / "rows.jsonl").read_text().splitlines()[0]
     second = run_faults(out, config=config, model=qwen_lm)
+    write_results(out / "faults.json", second)  # as the CLI does: the file is written once
     return out, first, second, line1
 
 

@@ -124,9 +124,9 @@ def test_probe_run_resume_with_other_seeds_refused_before_writing(tmp_path: Path
     capsys.readouterr()
     assert main([*base, "--seeds", "3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--seeds 1, not 3" in err[0]
+    assert len(err) == 1 and "made with --seeds=1, but this run has --seeds=3" in err[0]
     assert main([*base, "--seeds", "1", "--seed", "4"]) == 2
-    assert "--seed 0, not 4" in capsys.readouterr().err
+    assert "made with --seed=0, but this run has --seed=4" in capsys.readouterr().err
     assert (tmp_path / "records.jsonl").read_bytes() == records
     assert (tmp_path / "probe.json").read_bytes() == probe
     assert main([*base, "--seeds", "1"]) == 0  # the same options resume

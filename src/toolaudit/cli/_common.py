@@ -411,21 +411,6 @@ def load_mapping(args: argparse.Namespace) -> Any:
     return FieldMapping.from_file(name)
 
 
-def temp_beside(path: Path) -> Path:
-    """A new, uniquely named empty file next to ``path`` (``.NAME.XXXX.partial``) with
-    the permissions a plain new file would get, to write and then ``os.replace`` onto
-    ``path``: a reader never sees half a file, and two writers never share the name."""
-    import os
-    import tempfile
-
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    os.close(fd)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(name, 0o666 & ~mask)
-    return Path(name)
-
-
 def safe_text(value: object) -> str:
     """Trace content made safe for a terminal: control characters (ESC, BEL, CR, ...)
     shown as visible escapes such as ``\\x1b``; print the result as rich ``Text``,

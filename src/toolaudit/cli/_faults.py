@@ -111,6 +111,9 @@ def _run(args: argparse.Namespace) -> int:
     )
     with progress("faults") as cb:
         payload = run_faults(args.out, config=config, progress=cb)
+    from toolaudit.report import write_results
+
+    write_results(args.out / "faults.json", payload)
     write_faults_report(args.out, payload)
     if args.json:
         print_json({"counts": payload["counts"], "summary": payload["summary"]})

@@ -14,10 +14,10 @@ from toolaudit.cli._common import (
     print_json,
     progress,
 )
-from toolaudit.cli._resume import append_run_log, check_run_config, write_run_config
 from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.report import visible, with_fallbacks
+from toolaudit.runs import append_run_log, check_run_config, exclusive, write_run_config
 
 
 def register(sub: Any) -> None:
@@ -218,25 +218,26 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"chat": True} if args.chat else {}
     cache = args.cache or args.out / "cache.sqlite"
     args.out.mkdir(parents=True, exist_ok=True)
-    model = load_model(args.model, cache=cache, **options)
-    write_run_config(args.out, run_config)
-    with progress("redaction") as cb:
-        result = run_redaction(
-            rows,
-            model,
-            classes=classes,
-            scoring=args.scoring,
-            seed=args.seed,
-            n_boot=args.n_boot,
-            batch_rows=args.batch_rows,
-            progress=cb,
-        )
-    calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
-    append_run_log(args.out, {"command": "toolaudit redact", "calls": calls})
-    meta = run_metadata(command="toolaudit redact", seed=args.seed, config=config)
-    out = write_outputs(args.out, result, classes, meta)
-    sections = with_fallbacks(report_sections(result), meta["fallbacks"], title="Redaction")
-    write_report(args.out, "toolaudit redaction audit", sections)
+    with exclusive(args.out):  # a second run into this folder is refused
+        model = load_model(args.model, cache=cache, **options)
+        write_run_config(args.out, run_config)
+        with progress("redaction") as cb:
+            result = run_redaction(
+                rows,
+                model,
+                classes=classes,
+                scoring=args.scoring,
+                seed=args.seed,
+                n_boot=args.n_boot,
+                batch_rows=args.batch_rows,
+                progress=cb,
+            )
+        calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
+        append_run_log(args.out, {"command": "toolaudit redact", "calls": calls})
+        meta = run_metadata(command="toolaudit redact", seed=args.seed, config=config)
+        out = write_outputs(args.out, result, classes, meta)
+        sections = with_fallbacks(report_sections(result), meta["fallbacks"], title="Redaction")
+        write_report(args.out, "toolaudit redaction audit", sections)
     if args.json:
         import json
 

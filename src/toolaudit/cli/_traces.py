@@ -14,10 +14,10 @@ from toolaudit.cli._common import (
     load_mapping,
     print_json,
     safe_text,
-    temp_beside,
 )
 from toolaudit.cli._validate import finite_float, output_file
 from toolaudit.errors import ConfigError
+from toolaudit.runs import temp_beside
 from toolaudit.traces import FORMAT_NAMES
 
 logger = logging.getLogger(__name__)

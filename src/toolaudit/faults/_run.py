@@ -20,6 +20,7 @@ from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.faults._replay import ARMS, Site, ToolStep, make_arms
 from toolaudit.faults._tasks import Candidate, domain_census, dropout_counts, episode_census
 from toolaudit.progress import Progress
+from toolaudit.runs import check_run_config, complete_lines, exclusive, write_run_config
 from toolaudit.traces import Domain
 
 logger = logging.getLogger(__name__)
@@ -189,44 +190,15 @@ def check_resume(out_dir: Path, options: dict[str, Any]) -> None:
     """Refuse an ``--out`` folder written with other options, naming the first one."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError.invalid("out", "a folder (new or from an earlier run)", str(out_dir))
-    stamp = out_dir / "run_config.json"
-    if not stamp.exists():
-        return
-    try:
-        old = json.loads(stamp.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise TraceFormatError(stamp, None, None, "not a faults run_config.json") from None
-    if not isinstance(old, dict):
-        raise TraceFormatError(stamp, None, None, "not a faults run_config.json")
-    for key in RESULT_OPTIONS:
-        if old.get(key) != options[key]:
-            flag = "--" + key.replace("_", "-")
-            raise ConfigError(
-                f"{stamp}: this folder holds a run with {flag} {old.get(key)!r}, this run has "
-                f"{flag} {options[key]!r}; use another --out or the same options"
-            )
+    flags = {key: "--" + key.replace("_", "-") for key in RESULT_OPTIONS}
+    check_run_config(out_dir, options, options=flags)
 
 
 def read_done(path: Path) -> dict[str, dict[str, Any]]:
     """Task id -> finished record in ``rows.jsonl``; a truncated final line (an
-    interrupted append) is dropped from the file, as in the probe audit."""
+    interrupted append) is dropped from the file (:func:`toolaudit.runs.complete_lines`)."""
     done: dict[str, dict[str, Any]] = {}
-    if not path.exists():
-        return done
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        cut = raw.rfind(b"\n") + 1
-        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
-        path.write_bytes(raw[:cut])
-        raw = raw[:cut]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line = raw[: exc.start].count(b"\n") + 1
-        raise TraceFormatError(path, bad_line, None, "not valid UTF-8") from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in complete_lines(path):
         try:
             rec = json.loads(line)
             done[str(rec["task"])] = rec
@@ -256,14 +228,14 @@ def run_faults(
     model: Any = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Run the audit and write ``out_dir/faults.json``; returns its payload.
+    """Run (or resume) the audit in ``out_dir`` (``run_config.json``, ``census.json`` and
+    one ``rows.jsonl`` line per task) and return the ``faults.json`` payload, which the
+    caller writes once (the CLI beside the rows, the demo through ``run_audit``).
 
     ``model`` is an optional preloaded ``LanguageModel``; otherwise ``config.model`` is
     loaded when the first task is scored (a fully resumed run loads none). A preloaded
     model must be the one ``config.model`` names: its spec is what the folder records.
     """
-    from toolaudit.faults._scoring import Reader
-    from toolaudit.report import write_results
 
     check_config(config)
     out_dir = Path(out_dir)
@@ -275,9 +247,27 @@ def run_faults(
     policy = compact_policy(domain.policy) if config.policy == "compact" else domain.policy
     # Nothing has been written so far: every check above can still refuse the run.
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "run_config.json").write_text(
-        json.dumps(options, sort_keys=True, indent=2) + "\n", encoding="utf-8"
-    )
+    with exclusive(out_dir):  # a second run into this folder is refused
+        write_run_config(out_dir, options)
+        return _run_tasks(out_dir, config, model, progress, candidates, chosen, policy, domain,
+                          fallbacks)  # fmt: skip
+
+
+def _run_tasks(
+    out_dir: Path,
+    config: FaultsConfig,
+    model: Any,
+    progress: Progress | None,
+    candidates: list[Candidate],
+    chosen: list[Candidate],
+    policy: str,
+    domain: Domain,
+    fallbacks: list[Any],
+) -> dict[str, Any]:
+    """Score the chosen tasks not yet in ``rows.jsonl`` (one line each, as each ends)
+    and build the ``faults.json`` payload; the caller holds the folder's lock."""
+    from toolaudit.faults._scoring import Reader
+
     census = _census_record(candidates)
     (out_dir / "census.json").write_text(
         json.dumps(census, sort_keys=True, indent=2) + "\n", encoding="utf-8"
@@ -311,9 +301,7 @@ def run_faults(
         (done[c.task_id] for c in chosen if c.task_id in done),
         key=lambda r: order.get(r["task"], len(order)),
     )
-    payload = build_payload(records, config.as_dict(), census, fallbacks=fallbacks)
-    write_results(out_dir / "faults.json", payload)
-    return payload
+    return build_payload(records, config.as_dict(), census, fallbacks=fallbacks)
 
 
 def score_task(cand: Candidate, config: FaultsConfig, reader: Any, *, db: Any) -> dict[str, Any]:

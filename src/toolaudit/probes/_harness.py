@@ -25,6 +25,7 @@ from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
 from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.progress import Progress
+from toolaudit.runs import complete_lines, exclusive
 from toolaudit.traces import Episode, Message, ToolCall
 
 logger = logging.getLogger(__name__)
@@ -230,17 +231,7 @@ def _read_done(path: Path) -> dict[str, str]:
     """Config hash -> record line of every complete record already in ``path``; a
     truncated final line (an interrupted append) is dropped from the file."""
     done: dict[str, str] = {}
-    if not path.exists():
-        return done
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        cut = raw.rfind(b"\n") + 1
-        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
-        path.write_bytes(raw[:cut])
-        raw = raw[:cut]
-    for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in complete_lines(path):
         try:
             obj = json.loads(line)
             done[obj["source"]["config_hash"]] = line
@@ -272,6 +263,18 @@ def run_study(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    with exclusive(out):  # a second run into this folder is refused
+        return _run_specs(out, specs, n_jobs=n_jobs, progress=progress, agents=agents)
+
+
+def _run_specs(
+    out: Path,
+    specs: Sequence[RunSpec],
+    *,
+    n_jobs: int,
+    progress: Progress | None,
+    agents: AgentFactories | None,
+) -> Path:
     path = out / "records.jsonl"
     done = _read_done(path)
     # Seed label by seed label: a study stopped part-way holds whole replicates (every

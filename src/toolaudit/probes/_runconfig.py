@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import ConfigError, TraceFormatError
+from toolaudit import runs
+from toolaudit.errors import TraceFormatError
 
 logger = logging.getLogger(__name__)
 
@@ -71,41 +72,23 @@ def check_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
     """Refuse to run into ``out_dir`` with options other than those it was run with.
 
     Raises :class:`~toolaudit.errors.ConfigError` naming the first differing option, its
-    recorded value and the value given. Writes nothing.
+    recorded value and the value given (:func:`toolaudit.runs.check_run_config`). Writes
+    nothing. An old folder without ``run_config.json`` is checked on what its records say.
     """
     out = Path(out_dir)
-    path = out / RUN_CONFIG
-    if path.is_file():
-        try:
-            recorded = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise TraceFormatError(path, None, None, "not valid JSON") from None
-        if not isinstance(recorded, dict):
-            raise TraceFormatError(path, None, None, "not a JSON object")
-    elif (out / "records.jsonl").is_file():
+    recorded = runs.read_run_config(out)
+    options = OPTION_NAMES
+    if recorded is None:
+        if not (out / "records.jsonl").is_file():
+            return
         recorded = _from_records(out / "records.jsonl")
-    else:
-        return
-    for key in OPTION_NAMES:
-        if key not in recorded and key not in config:
-            continue
-        if key not in recorded and not path.is_file():
-            continue  # an old folder: only what its records say can be checked
-        if recorded.get(key) != config.get(key):
-            raise ConfigError(
-                f"{out}: this study folder was run with {OPTION_NAMES[key]} "
-                f"{recorded.get(key)!r}, not {config.get(key)!r}; resume with the same "
-                "options or choose another --out"
-            )
+        options = {k: v for k, v in OPTION_NAMES.items() if k in recorded}
+    runs.check_run_config(out, config, recorded=recorded, options=options)
 
 
 def write_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> Path:
     """Record the options (sorted keys; the same options give the same bytes)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / RUN_CONFIG
-    path.write_text(json.dumps(dict(config), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return path
+    return runs.write_run_config(out_dir, config)
 
 
 def read_run_config(out_dir: str | Path) -> dict[str, Any]:

@@ -1,0 +1,226 @@
+"""Resumable run folders, one mechanism for faults, probe and redaction.
+
+A long run writes into a folder that a later run with the same options continues:
+
+* ``run_config.json`` records the options that change the results. A later run into the
+  same folder with other options is refused (:class:`~toolaudit.errors.ConfigError`)
+  naming the first differing entry, before anything is written; the record is written
+  once the inputs and the model have loaded, so a run that fails on a typo does not lock
+  its folder.
+* Records are appended one JSON line at a time; an interrupted append leaves a
+  truncated last line, which :func:`complete_lines` drops (with a warning) so the run
+  can continue.
+* :func:`exclusive` holds a lock on the folder while a run writes, so a second run into
+  the same folder is refused instead of interleaving its records with the first's.
+* ``run_log.jsonl`` gets one line per invocation (counters that differ between an
+  interrupted-and-resumed run and an uninterrupted one, and so stay out of results).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_run_config(d, {"model": "embedded", "scoring": "options"})  # nothing recorded
+    >>> _ = write_run_config(d, {"model": "embedded", "scoring": "options"})
+    >>> check_run_config(d, {"model": "embedded", "scoring": "yesno"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toolaudit.errors.ConfigError: ... made with scoring='options', but this run has scoring='yesno'; ...
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import ConfigError, TraceFormatError
+
+logger = logging.getLogger(__name__)
+
+RUN_CONFIG = "run_config.json"
+LOCK_FILE = ".toolaudit.lock"
+
+
+def _normal(config: Mapping[str, Any]) -> dict[str, Any]:
+    # Round-trip through JSON so tuples and lists, or int and float keys, compare equal.
+    normal: dict[str, Any] = json.loads(json.dumps(dict(config), sort_keys=True, default=str))
+    return normal
+
+
+def read_run_config(folder: str | Path, *, name: str = RUN_CONFIG) -> dict[str, Any] | None:
+    """The options recorded in ``folder/name``; None when nothing is recorded.
+
+    Raises TraceFormatError naming the file when it is not a JSON object."""
+    path = Path(folder) / name
+    if not path.is_file():
+        return None
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceFormatError(
+            path, None, None, f"unreadable run record ({exc}); delete it or use another --out"
+        ) from None
+    if not isinstance(recorded, dict):
+        raise TraceFormatError(path, None, None, "run record is not a JSON object")
+    return recorded
+
+
+def check_run_config(
+    folder: str | Path,
+    config: Mapping[str, Any],
+    *,
+    name: str = RUN_CONFIG,
+    recorded: Mapping[str, Any] | None = None,
+    options: Mapping[str, str] | None = None,
+) -> None:
+    """Raise ConfigError naming the first entry whose value differs from the one recorded
+    in ``folder/name`` (or in ``recorded``, when given); nothing happens when nothing is
+    recorded. ``options`` maps keys to the command-line spelling used in the message
+    (``{"n_seeds": "--seeds"}``) and, when given, limits the check to those keys."""
+    folder = Path(folder)
+    if recorded is None:
+        recorded = read_run_config(folder, name=name)
+        if recorded is None:
+            return
+    old, new = _normal(recorded), _normal(config)
+    if options is not None:
+        old = {k: old.get(k) for k in options if k in old or k in new}
+        new = {k: new.get(k) for k in old}
+    diff = first_difference(old, new)
+    if diff is None:
+        return
+    key, then, now = diff
+    head, dot, rest = key.partition(".")
+    if options is not None and head in options:
+        key = options[head] + dot + rest
+    raise ConfigError(
+        f"{folder} holds a run made with {key}={then!r}, but this run has {key}={now!r}; "
+        f"results of different options must not mix: use another --out (or delete "
+        f"{folder / name} to start over)"
+    )
+
+
+def first_difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """The path and the two values of the first leaf where ``a`` and ``b`` differ, so a
+    refusal names ``classes[2].description`` rather than printing two whole lists.
+
+    >>> first_difference({"k": [1, {"x": 2}]}, {"k": [1, {"x": 3}]})
+    ('k[1].x', 2, 3)
+    >>> first_difference({"a": 1}, {"a": 1}) is None
+    True
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            at = f"{where}.{key}" if where else str(key)
+            if key not in a or key not in b:
+                return at, a.get(key), b.get(key)
+            found = first_difference(a[key], b[key], at)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{where}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b else (where, a, b)
+
+
+def write_run_config(
+    folder: str | Path, config: Mapping[str, Any], *, name: str = RUN_CONFIG
+) -> Path:
+    """Record ``config`` in ``folder/name`` (sorted keys, so the same options give the
+    same bytes), written to a temporary name and renamed: never half a file."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    text = json.dumps(_normal(config), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    tmp = temp_beside(path)
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def temp_beside(path: Path) -> Path:
+    """A new, uniquely named empty file next to ``path`` (``.NAME.XXXX.partial``) with
+    the permissions a plain new file would get, to write and then ``os.replace`` onto
+    ``path``: a reader never sees half a file, and two writers never share the name."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(name, 0o666 & ~mask)
+    return Path(name)
+
+
+def append_run_log(
+    folder: str | Path, entry: Mapping[str, Any], *, name: str = "run_log.jsonl"
+) -> Path:
+    """Append one line about this invocation to ``folder/name``."""
+    path = Path(folder) / name
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(dict(entry), sort_keys=True) + "\n")
+    return path
+
+
+def complete_lines(path: Path) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every non-blank complete line of a JSONL record file
+    (none when it does not exist). A truncated final line (an interrupted append) is
+    dropped from the file, with a warning, so the run continues after the last complete
+    record. Raises TraceFormatError naming the line when the file is not UTF-8."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        cut = raw.rfind(b"\n") + 1
+        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
+        path.write_bytes(raw[:cut])
+        raw = raw[:cut]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = raw[: exc.start].count(b"\n") + 1
+        raise TraceFormatError(path, bad_line, None, "not valid UTF-8") from None
+    return [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+@contextmanager
+def exclusive(folder: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on a run folder while a run writes into it: a second run
+    into the same folder is refused at once (ConfigError) instead of appending its records
+    beside the first's. The lock is released when the process ends, however it ends."""
+    import fcntl
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / LOCK_FILE).open("a") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(
+                f"{folder}: another toolaudit run is writing into this folder; wait for it "
+                "to finish (or stop it), or use another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+__all__ = [
+    "LOCK_FILE",
+    "RUN_CONFIG",
+    "append_run_log",
+    "check_run_config",
+    "complete_lines",
+    "exclusive",
+    "first_difference",
+    "read_run_config",
+    "temp_beside",
+    "write_run_config",
+]
