@@ -119,3 +119,24 @@ def test_redact_interrupted_then_resumed_equals_uninterrupted(
     assert json.loads(capsys.readouterr().out)["run"]["calls"] == {"made": 100, "cached": 100}
     for name in RESULTS:
         assert (resumed / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_a_second_run_into_a_folder_being_written_is_refused(
+    tcr: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs into one folder would append their records side by side: while one
+    holds the folder's lock, a second is refused in one line and writes nothing."""
+    from toolaudit.errors import ConfigError
+    from toolaudit.runs import exclusive
+
+    out = tmp_path / "red"
+    with exclusive(out):
+        with pytest.raises(ConfigError, match="another toolaudit run is writing"):
+            with exclusive(out):
+                pass
+        before = _snapshot(out)
+        assert main(_argv(tcr, out)) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "another toolaudit run is writing into this folder" in err[0]
+        assert _snapshot(out) == before
+    assert main(_argv(tcr, out)) == 0  # released: the run goes ahead
