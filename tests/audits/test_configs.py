@@ -14,7 +14,7 @@ from toolaudit.faults import FaultsConfig
 from toolaudit.leakage import DilutionConfig, LeakageConfig
 from toolaudit.leakage._contract import LeakageAuditConfig
 from toolaudit.probes._contract import ProbeCompareConfig, ProbeConfig
-from toolaudit.probes._judging import JudgeConfig
+from toolaudit.probes._judge_protocol import JudgeConfig
 from toolaudit.probes._llm_contract import ProbeLLMConfig
 from toolaudit.redaction._contract import RedactionConfig
 from toolaudit.traces._contract import TracesConfig

@@ -70,3 +70,21 @@ def test_checker_finds_a_planted_reach_through(tmp_path: Path) -> None:
         "toolaudit/leakage/b.py:2 toolaudit.stats._fast",
         "toolaudit/leakage/b.py:3 toolaudit.stats._hidden",
     ]
+
+
+#: Modules that were merged or renamed: nothing may bring them back under the old name
+#: (toolaudit.runs holds the resume mechanism; the judge modules say what they hold).
+REMOVED = ("cli/_resume.py", "probes/_judge.py", "probes/_judging.py")
+
+
+def test_removed_modules_stay_removed() -> None:
+    root = SRC / "toolaudit"
+    assert [m for m in REMOVED if (root / m).exists()] == []
+    names = {m.removesuffix(".py").replace("/", ".") for m in REMOVED}
+    found = [
+        f"{path.relative_to(SRC)}:{line} {module}"
+        for path in sorted(SRC.rglob("*.py"))
+        for line, module in _imported(ast.parse(path.read_text(encoding="utf-8")))
+        if module.removeprefix("toolaudit.") in names
+    ]
+    assert found == []

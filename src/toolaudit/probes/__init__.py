@@ -11,8 +11,8 @@ from toolaudit.probes._compare import compare_files, compare_sides, read_side, r
 from toolaudit.probes._contract import PROBE_AUDIT, PROBE_COMPARE_AUDIT
 from toolaudit.probes._findings import compare_findings, sentence, study_findings
 from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
-from toolaudit.probes._judge import VerdictRecord, judge_audit, read_verdicts
-from toolaudit.probes._judging import (
+from toolaudit.probes._judge_audit import VerdictRecord, judge_audit, read_verdicts
+from toolaudit.probes._judge_protocol import (
     VIEWS,
     JudgeConfig,
     judge_messages,

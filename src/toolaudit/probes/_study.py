@@ -12,8 +12,8 @@ from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.probes._analysis import analyze_runs, reduce_records
 from toolaudit.probes._findings import study_findings
 from toolaudit.probes._harness import SUITE, AgentFactories, run_study, study_specs
-from toolaudit.probes._judge import VerdictRecord, judge_audit
-from toolaudit.probes._judging import JudgeConfig, judge_records, select_for_judging
+from toolaudit.probes._judge_audit import VerdictRecord, judge_audit
+from toolaudit.probes._judge_protocol import JudgeConfig, judge_records, select_for_judging
 from toolaudit.probes._mutations import CONDITIONS
 from toolaudit.probes._policies import TOOL_USING
 from toolaudit.probes._runconfig import check_run_config, read_run_config, write_run_config

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolaudit.errors import ConfigError, check_choice, check_min
-from toolaudit.probes._judge import VerdictRecord
+from toolaudit.probes._judge_audit import VerdictRecord
 from toolaudit.progress import Progress
 from toolaudit.traces import Episode, Message
 
@@ -170,7 +170,7 @@ def judge_records(
         if raw and not raw.endswith(b"\n"):
             raw = raw[: raw.rfind(b"\n") + 1]
             path.write_bytes(raw)
-        from toolaudit.probes._judge import read_verdicts
+        from toolaudit.probes._judge_audit import read_verdicts
 
         for v in read_verdicts(path):
             done[(v.judge, v.view, v.repeat, v.record_id)] = v
