@@ -74,7 +74,7 @@ def test_checker_finds_a_planted_reach_through(tmp_path: Path) -> None:
 
 #: Modules that were merged or renamed: nothing may bring them back under the old name
 #: (toolaudit.runs holds the resume mechanism; the judge modules say what they hold).
-REMOVED = ("cli/_resume.py", "probes/_judge.py", "probes/_judging.py")
+REMOVED = ("cli/_resume.py", "probes/_judge.py", "probes/_judging.py", "traces/_inspect.py")
 
 
 def test_removed_modules_stay_removed() -> None:

@@ -26,7 +26,6 @@ from toolaudit.traces._formats import (
     load_episodes,
     load_examples,
 )
-from toolaudit.traces._inspect import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._jsonl import append_jsonl, iter_json_objects, read_jsonl, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
@@ -39,6 +38,7 @@ from toolaudit.traces._schema import (
     ToolSection,
 )
 from toolaudit.traces._source import read_json_document
+from toolaudit.traces._summary import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [

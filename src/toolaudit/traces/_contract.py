@@ -11,7 +11,7 @@ from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.errors import check_min
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 from toolaudit.traces._demo import public_trace_paths
-from toolaudit.traces._inspect import inspect_path
+from toolaudit.traces._summary import inspect_path
 
 _HEADER = ["file", "format", "episodes", "tasks", "tool calls", "tool results", "tool errors",
            "mean reward"]  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from toolaudit.progress import Progress
 from toolaudit.report import Section, run_metadata, write_results
-from toolaudit.traces._inspect import TraceSummary, inspect_path
+from toolaudit.traces._summary import TraceSummary, inspect_path
 
 logger = logging.getLogger(__name__)
 
