@@ -92,7 +92,9 @@ def test_rerun_with_other_options_is_refused(mini_run, qwen_lm):
 def test_report_section_has_table_and_two_figures(mini_run):
     sec = report_section(mini_run[1])
     kinds = [type(b).__name__ for b in sec.blocks]
-    assert kinds.count("Table") == 1 and kinds.count("Figure") == 2
+    # Table I, then Table I at the site / along the trajectory / inside the inconsistent
+    # family, each beside the seed's; Figures 1-2
+    assert kinds.count("Table") == 4 and kinds.count("Figure") == 2
     texts = [b for b in sec.blocks if isinstance(b, str)]
     # fallbacks are listed once, as the table with_fallbacks puts above the section
     assert not any(t.startswith("Fallback [") for t in texts)
