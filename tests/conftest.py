@@ -43,3 +43,30 @@ def embedded_lm():
     from toolaudit.models import load_causal_lm
 
     return load_causal_lm("embedded:gemma", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_lm():
+    """A small deterministic model behind the LanguageModel contract, for the fast tests
+    of model-facing logic (resume, report, claims): a one-layer Qwen2 of hidden size 16
+    with seeded random weights, built in memory, and the embedded Qwen's real tokenizer
+    and chat template. Its log-probabilities mean nothing; the real-model tests (slow)
+    stay the oracle for what the numbers say."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+    from toolaudit.models import embedded_model_dir
+    from toolaudit.models._hf import HFModel
+
+    folder = str(embedded_model_dir("qwen"))
+    tok = AutoTokenizer.from_pretrained(folder)
+    real = Qwen2Config.from_pretrained(folder)
+    torch.manual_seed(0)
+    config = Qwen2Config(
+        vocab_size=real.vocab_size, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=1, tie_word_embeddings=True,
+        max_position_embeddings=real.max_position_embeddings,
+        bos_token_id=real.bos_token_id, eos_token_id=real.eos_token_id,
+    )  # fmt: skip
+    model = Qwen2ForCausalLM(config).eval()
+    return HFModel.from_loaded(model, tok, identity="test:tiny-qwen2-seed0")
