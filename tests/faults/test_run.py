@@ -143,7 +143,7 @@ def test_demo_sections_on_retail_writes_results(tmp_path, shared_data):
 def test_two_worker_processes_give_the_in_process_rows(mini_run, tmp_path):
     # Two 1-thread workers, each loading the model once: the same rows as the in-process
     # run (up to float rounding between thread counts), one rows.jsonl line per task.
-    out, first, kind = mini_run[0], mini_run[1], mini_run[5]
+    first, kind = mini_run[1], mini_run[5]
     if kind != "qwen":
         pytest.skip("worker processes load config.model (the real Qwen): its case covers it")
     config = FaultsConfig(domain="mini", arms=("clean", "failed"), k_max=1, tasks=1, workers=2)
