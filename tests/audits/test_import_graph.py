@@ -74,7 +74,15 @@ def test_checker_finds_a_planted_reach_through(tmp_path: Path) -> None:
 
 #: Modules that were merged or renamed: nothing may bring them back under the old name
 #: (toolaudit.runs holds the resume mechanism; the judge modules say what they hold).
-REMOVED = ("cli/_resume.py", "probes/_judge.py", "probes/_judging.py", "traces/_inspect.py")
+REMOVED = (
+    "cli/_resume.py",
+    "probes/_judge.py",
+    "probes/_judging.py",
+    "traces/_inspect.py",
+    "traces/_demo.py",
+    "datasets/_demo.py",
+    "redaction/_demo.py",
+)
 
 
 def test_removed_modules_stay_removed() -> None:
@@ -88,3 +96,12 @@ def test_removed_modules_stay_removed() -> None:
         if module.removeprefix("toolaudit.") in names
     ]
     assert found == []
+
+
+def test_no_demo_hooks_beside_the_audit_contracts() -> None:
+    """The demo reaches every audit through its contract (``run_audit``); the old
+    ``demo_sections`` hooks are gone and stay gone."""
+    hits = [
+        str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if "def demo_sections" in p.read_text()
+    ]
+    assert hits == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolaudit.cli.main import main
-from toolaudit.datasets import demo_sections, plan_counts
+from toolaudit.datasets import plan_counts
 
 
 def test_datasets_make_json_prints_counts_per_cell(
@@ -53,16 +53,18 @@ def test_datasets_list_json_names_tcr_shortcut(capsys: pytest.CaptureFixture[str
     assert names == ["tcr-shortcut"]
 
 
-def test_demo_sections_writes_small_benchmark_and_counts_table(tmp_path: Path) -> None:
+def test_datasets_audit_writes_the_benchmark_and_its_counts_table(tmp_path: Path) -> None:
+    from toolaudit.audits import load_audit, run_audit
+    from toolaudit.datasets._contract import DatasetsConfig
+
     calls: list[tuple[int, int, str]] = []
-    sections = demo_sections(
-        tmp_path, data_root=None, seed=0, progress=lambda d, t, lab: calls.append((d, t, lab))
-    )
-    path = tmp_path / "tcr-shortcut" / "examples.jsonl"
+    result = run_audit("datasets", tmp_path, config=DatasetsConfig(scale=0.05, seed=0),
+                       progress=lambda d, t, lab: calls.append((d, t, lab)))  # fmt: skip
+    path = tmp_path / result.path
     n_lines = sum(1 for _ in path.open())
     assert n_lines == sum(c.total for c in plan_counts(scale=0.05))
     assert calls and calls[-1][0] == calls[-1][1] == n_lines
-    (section,) = sections
+    (section,) = load_audit("datasets").sections(result)
     table = next(b for b in section.blocks if not isinstance(b, str))
     assert [r[:4] for r in table.rows] == [  # type: ignore[union-attr]
         [c.group, c.split, c.total, c.positives] for c in plan_counts(scale=0.05)

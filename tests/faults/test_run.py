@@ -120,15 +120,15 @@ def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
 
 
 @pytest.mark.slow
-def test_demo_sections_on_retail_writes_results(tmp_path, shared_data):
-    from toolaudit.faults import demo_sections
+def test_faults_demo_audit_on_retail_writes_results(tmp_path, shared_data):
+    from toolaudit.audits import run_audit
 
     seen = []
-    sections = demo_sections(
-        tmp_path, data_root=shared_data, seed=0, progress=lambda d, t, label: seen.append(d)
-    )
+    run_audit("faults", tmp_path, seed=0, data_root=shared_data,
+              progress=lambda d, t, label: seen.append(d))  # fmt: skip
     doc = json.loads((tmp_path / "faults.json").read_text())
-    assert doc["counts"]["tasks_scored"] == 2 and len(sections) == 1
+    assert not (tmp_path / "faults_run" / "faults.json").exists()  # written once
+    assert doc["counts"]["tasks_scored"] == 2
     assert doc["meta"]["config"]["model"] == "embedded:qwen"
     assert {r["arm"] for r in doc["rows"]} == {
         "clean",

@@ -138,13 +138,15 @@ def test_leakage_sections_render_tables_and_figures(planted):
 
 
 @pytest.mark.slow
-def test_demo_sections_write_leakage_json(tmp_path):
-    from toolaudit.leakage import demo_sections
+def test_leakage_demo_audit_writes_leakage_json(tmp_path):
+    from toolaudit.audits import load_audit, run_audit
+    from toolaudit.leakage._contract import DEMO_DILUTION
 
-    secs = demo_sections(tmp_path, data_root=None, seed=0, progress=lambda d, t, label: None)
+    result = run_audit("leakage", tmp_path, seed=0, data_root=None)
     doc = json.loads((tmp_path / "leakage.json").read_text())
-    assert len(doc["scopes"]) == 18 and doc["dilution"]["synthetic"]["k_values"] == [0, 1, 2, 5]
-    assert secs[0].title.startswith("Leakage audit")
+    assert doc["scopes"] and doc["meta"]["seed"] == 0
+    assert doc["dilution"]["synthetic"]["k_values"] == list(DEMO_DILUTION.k_values)
+    assert load_audit("leakage").sections(result)[0].title.startswith("Leakage audit")
 
 
 def test_sweeps_reuse_the_scope_tables_fits(monkeypatch):

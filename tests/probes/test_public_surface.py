@@ -10,8 +10,3 @@ def test_all_names_resolve_and_have_docstrings() -> None:
         obj = getattr(probes, name)
         if callable(obj) and not isinstance(obj, dict):
             assert obj.__doc__, name
-
-
-def test_demo_hook_is_exported() -> None:
-    assert "demo_sections" in probes.__all__
-    assert callable(probes.demo_sections)

@@ -11,6 +11,4 @@ def test_public_names_exist_and_have_docstrings() -> None:
         if callable(obj) and not isinstance(obj, dict):
             assert (obj.__doc__ or "").strip(), name
     assert sorted(red.__all__) == sorted(set(red.__all__))
-    assert {"run_redaction", "redact_examples", "demo_sections", "check_residuals"} <= set(
-        red.__all__
-    )
+    assert {"run_redaction", "redact_examples", "check_residuals"} <= set(red.__all__)

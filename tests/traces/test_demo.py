@@ -1,4 +1,5 @@
-"""The traces part of the demo: one table over the public files, or a clear skip line."""
+"""The traces part of the demo, through its audit contract: one table over the public
+files, or a recorded skip."""
 
 from __future__ import annotations
 
@@ -6,18 +7,14 @@ import json
 from pathlib import Path
 
 from tests.traces._counts import tau2_counts
+from toolaudit.audits import load_audit, run_audit
 from toolaudit.report import Table
-from toolaudit.traces import demo_sections
 
 
-def _noop(done: int, total: int, label: str) -> None:
-    return None
-
-
-def test_demo_sections_table_covers_every_public_file(shared_data: Path, tmp_path: Path) -> None:
-    sections = demo_sections(tmp_path, data_root=shared_data, seed=0, progress=_noop)
-    assert len(sections) == 1
-    table = next(b for b in sections[0].blocks if isinstance(b, Table))
+def test_traces_audit_table_covers_every_public_file(shared_data: Path, tmp_path: Path) -> None:
+    result = run_audit("traces", tmp_path, seed=0, data_root=shared_data)
+    (section,) = load_audit("traces").sections(result)
+    table = next(b for b in section.blocks if isinstance(b, Table))
     names = [row[0] for row in table.rows]
     n_files = len(list(shared_data.glob("tau2/simulations/*.json"))) + len(
         list(shared_data.glob("tau-bench/*.json"))
@@ -30,15 +27,16 @@ def test_demo_sections_table_covers_every_public_file(shared_data: Path, tmp_pat
     first = (tmp_path / "traces.json").read_bytes()
     results = json.loads(first)
     assert results["meta"]["seed"] == 0 and len(results["files"]) == n_files + 1
-    demo_sections(tmp_path, data_root=shared_data, seed=0, progress=_noop)
+    run_audit("traces", tmp_path, seed=0, data_root=shared_data)
     assert (tmp_path / "traces.json").read_bytes() == first
 
 
-def test_demo_sections_without_data_root_says_skipped(tmp_path: Path) -> None:
-    for root in (None, tmp_path / "absent"):
-        sections = demo_sections(tmp_path, data_root=root, seed=0, progress=_noop)
-        assert len(sections) == 1
-        assert sections[0].blocks == [sections[0].blocks[0]]
-        assert "were not found" in str(sections[0].blocks[0])
-        assert "skipped" in str(sections[0].blocks[0])
-    assert not (tmp_path / "traces.json").exists()
+def test_traces_audit_without_data_root_records_the_skip(tmp_path: Path) -> None:
+    for i, root in enumerate((None, tmp_path / "absent")):
+        result = run_audit("traces", tmp_path / f"out{i}", seed=0, data_root=root)
+        assert result.files == []
+        assert [(f.kind, f.what) for f in result.meta.fallbacks] == [
+            ("skipped_part", "traces.public_files")
+        ]
+        (section,) = load_audit("traces").sections(result)
+        assert not any(isinstance(b, Table) for b in section.blocks)

@@ -5,7 +5,6 @@ with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut`
 """
 
 from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
-from toolaudit.datasets._demo import demo_sections
 from toolaudit.datasets._identifiers import (
     BATCHES,
     GROUP_STRENGTH,
@@ -42,7 +41,6 @@ __all__ = [
     "Cell",
     "DatasetManifest",
     "DatasetsConfig",
-    "demo_sections",
     "iter_tcr_shortcut",
     "make_tcr_shortcut",
     "plan_counts",

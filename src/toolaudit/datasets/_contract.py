@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, result_meta
-from toolaudit.datasets._demo import DEMO_SCALE
 from toolaudit.datasets._identifiers import STRENGTH, prefix_auroc, validate_strength
 from toolaudit.datasets._plan import validate_scale
 from toolaudit.datasets._tcr_shortcut import DATASET_NAME, write_tcr_shortcut
 from toolaudit.errors import check_choice, check_min
 from toolaudit.report import Fallback, Section
+
+#: The demo's benchmark scale.
+DEMO_SCALE = 0.05
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from toolaudit.faults._replay import (
     replay,
     trajectory_from_episode,
 )
-from toolaudit.faults._report import demo_sections, report_section
+from toolaudit.faults._report import report_section
 from toolaudit.faults._retail import READ_TOOLS, REREAD_TOOLS, WRITE_TOOLS, RetailEnvironment
 from toolaudit.faults._run import FaultsConfig, analyze, run_faults
 from toolaudit.faults._schemas import TOOL_SCHEMAS
@@ -51,7 +51,6 @@ __all__ = [
     "Trajectory",
     "analyze",
     "contradiction",
-    "demo_sections",
     "domain_census",
     "dropout_counts",
     "episode_census",

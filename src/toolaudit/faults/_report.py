@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from toolaudit.progress import Progress
 from toolaudit.report import Finding
 
 
@@ -56,32 +54,3 @@ def report_section(
                     labels=("clean", arm),
                 )
     return sec
-
-
-def demo_sections(
-    out_dir: Path,
-    *,
-    data_root: Path | None,
-    seed: int,
-    progress: Progress | None = None,
-) -> list[Any]:
-    """Demo size: 2 retail tasks (compact policy; arms clean, failed and the two falsified
-    ones; k = 0..1) with the embedded model, or the shipped mini domain (recorded as a
-    fallback) when no tau2 data is present; writes ``out_dir/faults.json``."""
-    from toolaudit.faults._run import RETAIL_DIR, FaultsConfig, run_faults
-    from toolaudit.report import write_results
-
-    has_retail = data_root is not None and Path(data_root).joinpath(*RETAIL_DIR).is_dir()
-    config = FaultsConfig(
-        domain="retail" if has_retail else "mini",
-        data_root=str(data_root) if has_retail else None,
-        arms=("clean", "failed", "falsified_status", "falsified_payment"),
-        tasks=2,
-        k_max=1,
-        policy="compact" if has_retail else "full",
-        seed=seed,
-    )
-    # Working files (rows.jsonl, resumable) in a subfolder; the results file beside the rest.
-    payload = run_faults(Path(out_dir) / "faults_run", config=config, progress=progress)
-    write_results(Path(out_dir) / "faults.json", payload)
-    return [report_section(payload)]

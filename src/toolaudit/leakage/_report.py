@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.leakage._verdict import outcome_note, verdict_sentence
-from toolaudit.progress import Progress
-from toolaudit.report import Finding, Section, run_metadata, write_results
+from toolaudit.report import Finding, Section, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -343,42 +342,3 @@ def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
                 for r in pl["rows"]
             ],
         )
-
-
-def demo_sections(
-    out_dir: Path, *, data_root: Path | None, seed: int, progress: Progress
-) -> list[Section]:
-    """Leakage on the controlled benchmark at demo size (``out_dir/tcr-shortcut``, scale
-    0.05, generated when absent) with a reduced dilution grid; writes
-    ``out_dir/leakage.json``."""
-    from toolaudit.datasets import DATASET_NAME, write_tcr_shortcut
-    from toolaudit.leakage._audit import DilutionConfig, LeakageConfig, run_leakage
-    from toolaudit.traces import Example, read_jsonl
-
-    data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
-    if not data.exists():
-        write_tcr_shortcut(Path(out_dir) / DATASET_NAME, scale=_DEMO_SCALE, seed=seed)
-    examples = list(read_jsonl(data, Example))
-    cfg = LeakageConfig(
-        seed=seed, n_boot=1000, dilution=DilutionConfig(k_values=(0, 1, 2, 5), n_seeds=2)
-    )
-    result = run_leakage(examples, cfg, progress=progress)
-    payload = result.as_json()
-    payload["data"] = {
-        "files": [f"{DATASET_NAME}/examples.jsonl"],
-        "examples": len(examples),
-        "label_source": "label",
-    }
-    meta = run_metadata(command="toolaudit demo (leakage)", seed=seed, config=cfg.as_json())
-    meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
-    write_leakage(out_dir, payload, meta=meta)
-    n_pos = sum(e.label for e in examples if e.split == "test")
-    sections = leakage_sections(
-        {**payload, "meta": meta}, title="Leakage audit (PT2D) on the controlled benchmark"
-    )
-    sections[0].blocks.insert(
-        1,
-        f"Demo size: {len(examples)} examples (scale {_DEMO_SCALE}), {n_pos} positives in "
-        "the test split; the verdict above is what these intervals support at this size.",
-    )
-    return sections

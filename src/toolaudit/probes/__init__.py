@@ -38,7 +38,7 @@ from toolaudit.probes._mutations import (
     invert_episode,
 )
 from toolaudit.probes._policies import POLICIES, Agent, make_policy
-from toolaudit.probes._report import compare_section, demo_sections, study_section
+from toolaudit.probes._report import compare_section, study_section
 from toolaudit.probes._runconfig import check_run_config, read_run_config
 from toolaudit.probes._selection import selection_experiment
 from toolaudit.probes._stats import (
@@ -97,7 +97,6 @@ __all__ = [
     "analyze_study",
     "compare_files",
     "compare_section",
-    "demo_sections",
     "compare_sides",
     "condition_config",
     "findings",

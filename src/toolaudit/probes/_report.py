@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.probes._analysis import PROBES
-from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import compare_findings, sentence
 from toolaudit.probes._mutations import MUTATED
-from toolaudit.progress import Progress
-from toolaudit.report import Finding, Section, fmt, run_metadata, write_results
+from toolaudit.report import Finding, Section, fmt
 
 logger = logging.getLogger(__name__)
 
@@ -381,33 +379,3 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
         ),
     )
     return sec
-
-
-def demo_sections(
-    out_dir: Path,
-    *,
-    data_root: Path | None,
-    seed: int,
-    progress: Progress,
-) -> list[Section]:
-    """Run the controlled study into ``out_dir/probe`` and, when ``data_root`` holds the
-    two retail test40 files, their paired comparison; return the report sections."""
-    from toolaudit.probes._study import analyze_study, run_probe_study
-
-    study = Path(out_dir) / "probe"
-    run_probe_study(study, seed=seed, n_jobs=1, progress=progress)
-    result = analyze_study(study, seed=seed)
-    sections = [study_section(result)]
-    sim = Path(data_root) / "tau2" / "simulations" if data_root else None
-    if sim is not None and all((sim / f).exists() for f in RETAIL_PAIR):
-        comp = compare_files(sim / RETAIL_PAIR[0], sim / RETAIL_PAIR[1], seed=seed)
-        comp["meta"] = run_metadata(
-            command="probe compare", seed=seed, config={"a": RETAIL_PAIR[0], "b": RETAIL_PAIR[1]}
-        )
-        write_results(study / "compare_retail_test40.json", comp)
-        sections.append(compare_section(comp, title="Probe audit: tau2 retail test40, paired"))
-    else:
-        sections[0].text(
-            "tau2 retail test40 files not found under the data root; comparison skipped."
-        )
-    return sections

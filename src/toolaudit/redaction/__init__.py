@@ -32,7 +32,6 @@ from toolaudit.redaction._audit import (
     select_rows,
 )
 from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionResults
-from toolaudit.redaction._demo import demo_sections
 from toolaudit.redaction._registry import (
     BUILTIN_CLASSES,
     classes_from_leakage,
@@ -98,7 +97,6 @@ __all__ = [
     "default_classes",
     "find_residuals",
     "finding_sentence",
-    "demo_sections",
     "detect",
     "is_controlled",
     "make_class",

@@ -15,7 +15,6 @@ from toolaudit.traces._convert import (
     episode_to_example,
     episodes_to_examples,
 )
-from toolaudit.traces._demo import demo_sections
 from toolaudit.traces._domain import Domain, DomainTask, ReferenceAction, load_domain
 from toolaudit.traces._formats import (
     FORMAT_NAMES,
@@ -66,7 +65,6 @@ __all__ = [
     "TraceFormat",
     "TraceSummary",
     "append_jsonl",
-    "demo_sections",
     "detect_format",
     "episode_id",
     "episode_to_example",

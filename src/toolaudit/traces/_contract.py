@@ -10,11 +10,21 @@ from typing import ClassVar
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.errors import check_min
 from toolaudit.report import Fallback, Finding, Section, record_fallback
-from toolaudit.traces._demo import public_trace_paths
 from toolaudit.traces._summary import inspect_path
 
 _HEADER = ["file", "format", "episodes", "tasks", "tool calls", "tool results", "tool errors",
            "mean reward"]  # fmt: skip
+
+
+def public_trace_paths(data_root: Path) -> list[Path]:
+    """The public files the demo inspects, in a fixed order: tau2 simulations,
+    tau-bench trajectory lists, then tau2 domain folders."""
+    paths = sorted((data_root / "tau2" / "simulations").glob("*.json"))
+    paths += sorted((data_root / "tau-bench").glob("*.json"))
+    domains = data_root / "tau2" / "domains"
+    if domains.is_dir():
+        paths += sorted(p for p in domains.iterdir() if (p / "tasks.json").is_file())
+    return paths
 
 
 @dataclass(frozen=True, slots=True)
