@@ -101,6 +101,21 @@ def test_report_section_has_table_and_two_figures(mini_run):
     (table,) = with_fallbacks([sec], mini_run[1]["meta"]["fallbacks"], title="F")[0].blocks[:1]
     assert ["stand_in_data", "faults.domain"] == table.rows[0][:2]
     assert any(t.startswith("4 of 4 tasks qualify") for t in texts)
+    task = mini_run[1]["rows"][0]["task"]
+    assert f"The findings rest on 1 task(s): {task}." in texts  # replay: no viewer command
+
+
+def test_tasks_line_names_the_viewer_of_a_source_file(shared_data):
+    from toolaudit.faults._report import tasks_line
+
+    src = shared_data / "tau2/simulations/retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    payload = {"rows": [{"task": "3"}, {"task": "3"}, {"task": "7"}],
+               "meta": {"config": {"source": str(src)}}}  # fmt: skip
+    assert tasks_line(payload) == (
+        f"The findings rest on 2 task(s): 3, 7. Open the recorded runs with "
+        f"`tau2 view --file {src}`."
+    )
+    assert tasks_line({"rows": [], "meta": {}}) is None
 
 
 def test_cli_help_has_example(capsys):

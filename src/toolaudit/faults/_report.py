@@ -1,7 +1,8 @@
-"""The faults section of the report and the demo's faults part."""
+"""The faults section of the report."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from toolaudit.report import Finding
@@ -19,6 +20,8 @@ def report_section(
     sec = Section(title)
     for raw in payload.get("findings") or []:
         sec.text(sentence(Finding.model_validate(raw)))
+    if evidence := tasks_line(payload):
+        sec.text(evidence)
     from toolaudit.faults._seed import (
         SEED_MODEL,
         along_comparison,
@@ -54,3 +57,20 @@ def report_section(
                     labels=("clean", arm),
                 )
     return sec
+
+
+def tasks_line(payload: dict[str, Any]) -> str | None:
+    """The task ids the findings rest on, and the command that opens the recorded runs
+    when the trajectories came from a results file (``--source``); None without rows."""
+    from toolaudit.traces import view_commands
+
+    tasks = list(dict.fromkeys(str(r["task"]) for r in payload.get("rows") or []))
+    if not tasks:
+        return None
+    line = f"The findings rest on {len(tasks)} task(s): {', '.join(tasks)}."
+    source = (payload.get("meta") or {}).get("config", {}).get("source")
+    if isinstance(source, str) and source != "replay" and Path(source).exists():
+        views = view_commands([source])
+        if views:
+            line += " Open the recorded runs with " + " and ".join(f"`{v}`" for v in views) + "."
+    return line
