@@ -137,21 +137,17 @@ def test_analyze_rebuilds_the_same_results_without_the_model(mini_run):
 @pytest.mark.slow
 def test_faults_demo_audit_on_retail_writes_results(tmp_path, shared_data):
     from toolaudit.audits import run_audit
+    from toolaudit.faults._contract import DEMO_ARMS, DEMO_TASKS
 
     seen = []
     run_audit("faults", tmp_path, seed=0, data_root=shared_data,
               progress=lambda d, t, label: seen.append(d))  # fmt: skip
     doc = json.loads((tmp_path / "faults.json").read_text())
     assert not (tmp_path / "faults_run" / "faults.json").exists()  # written once
-    assert doc["counts"]["tasks_scored"] == 2
+    assert doc["counts"]["tasks_scored"] == DEMO_TASKS
     assert doc["meta"]["config"]["model"] == "embedded:qwen"
-    assert {r["arm"] for r in doc["rows"]} == {
-        "clean",
-        "failed",
-        "falsified_status",
-        "falsified_payment",
-    }
-    assert seen and seen[-1] == 2
+    assert {r["arm"] for r in doc["rows"]} == set(DEMO_ARMS)
+    assert seen and seen[-1] == DEMO_TASKS
 
 
 @pytest.mark.slow
