@@ -149,6 +149,9 @@ def f(tmp_path_factory: pytest.TempPathFactory, shared_data: Path, frozen_tcr: P
     ns.compare_fail_on_bogus = put("compare_bogus.json", json.dumps({"meta": {
         "command": "probe compare",
         "config": {"a": str(ns.retail), "b": str(ns.retail_ft), "fail_on": ["nosuch"]}}}))  # fmt: skip
+    ns.map_nan_threshold = put(
+        "map_nan_threshold.json", '{"id": "a", "label": "label", "label_threshold": NaN}'
+    )
     ns.map_list_id = put("map_list_id.json", json.dumps({"id": "a", "label": "label"}))
     ns.tcr = frozen_tcr
     ns.frozen = frozen_tcr / "frozen.joblib"
@@ -356,6 +359,7 @@ OPTION_CASES: list[Case] = [
     E("traces-inspect-taubench-inf-component", lambda f, o: ["traces", "inspect", s(f.tb_inf)], "tb_inf.json", "r_actions", "-inf is not a finite number"),
     E("leakage-nan-reward", lambda f, o: ["leakage", s(f.nan_reward), "--out", s(o), *LEAK], "nan_reward.json", "reward", "not a finite number"),
     E("faults-source-nan-reward", lambda f, o: ["faults", "run", "--out", s(o), "--source", s(f.nan_reward), "--model", NO_MODEL], "nan_reward.json", "reward", "not a finite number"),
+    E("traces-mapping-threshold-nan", lambda f, o: ["traces", "convert", s(f.foreign), "--mapping", s(f.map_nan_threshold), "--out", s(o / "x.jsonl")], "map_nan_threshold.json", "label_threshold", "finite"),
     E("traces-mapping-id-selects-a-list", lambda f, o: ["traces", "convert", s(f.foreign), "--mapping", s(f.map_list_id), "--out", s(o / "x.jsonl")], "foreign.jsonl, line 1", "mapping 'id' must select one value"),
     E("probe-compare-nan-reward", lambda f, o: ["probe", "compare", s(f.nan_reward), s(f.retail_ft)], "nan_reward.json", "reward", waits_for="issue 11"),
     E("probe-compare-margin-5", lambda f, o: ["probe", "compare", s(f.retail), s(f.retail_ft), "--margin", "5"], "margin", "5", waits_for="issue 11"),

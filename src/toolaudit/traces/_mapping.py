@@ -36,6 +36,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    FiniteFloat,
     PrivateAttr,
     ValidationError,
     field_validator,
@@ -171,7 +172,7 @@ class FieldMapping(_Strict):
     optional: list[str] = Field(default_factory=list)
     # Examples
     label: str | None = None
-    label_threshold: float | None = None
+    label_threshold: FiniteFloat | None = None  # NaN or Infinity would make every label 0
     label_positive: list[str] | None = None
     id: str | None = None
     group: str | None = None
