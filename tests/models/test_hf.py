@@ -302,3 +302,29 @@ def test_hf_a_stored_head_is_not_run_again_by_the_next_call(embedded_lm):
     n_head = len(tok(head)["input_ids"])
     assert lm.scorer.tokens_run - before <= _distinct_prefixes(tok, [req]) - n_head + 2
     np.testing.assert_allclose(got, _reference(model, tok, *req), atol=1e-4)
+
+
+def test_a_model_with_broken_weights_or_tokenizer_is_refused_at_load(tiny_lm) -> None:
+    """Weights that give NaN (50 MB of 0xFF in a safetensors file reads as NaN) and a
+    tokenizer that turns text into no tokens are refused when the model loads, in one
+    line naming the model and the rebuild command, instead of scoring NaN or 0 tokens."""
+    import copy
+
+    import torch
+
+    from toolaudit.errors import ModelError
+    from toolaudit.models._hf import _check_loaded
+
+    model, tok = tiny_lm.model, tiny_lm.tokenizer
+    _check_loaded(model, tok, "test:tiny")  # intact: nothing raised
+    broken = copy.deepcopy(model)
+    with torch.no_grad():
+        next(broken.parameters()).fill_(float("nan"))
+    with pytest.raises(ModelError, match=r"test:tiny: its weights give non-finite logits.*--force"):
+        _check_loaded(broken, tok, "test:tiny")
+
+    def no_tokens(text, add_special_tokens=False):
+        return {"input_ids": []}
+
+    with pytest.raises(ModelError, match="its tokenizer turns text into no tokens"):
+        _check_loaded(model, no_tokens, "test:tiny")

@@ -201,6 +201,7 @@ class HFModel:
                 )
             except (OSError, ValueError) as exc:
                 raise ModelError(self._load_problem(exc)) from None
+            _check_loaded(model, tok, self.spec)
             self._model, self._tok = model, tok
             self._prepare_tokenizer()
             logger.info("loaded %s", self.identity)
@@ -404,3 +405,30 @@ def _require_transformers() -> None:
         import transformers  # noqa: F401
     except ImportError:
         raise MissingDependencyError("transformers", "models") from None
+
+
+#: The text a freshly loaded model reads once, to prove its tokenizer and weights work.
+PROBE_TEXT = "The capital of France is Paris."
+
+
+def _check_loaded(model: Any, tok: Any, spec: str) -> None:
+    """Refuse a model whose tokenizer turns text into no tokens, or whose weights give
+    non-finite logits on :data:`PROBE_TEXT` (a damaged or truncated prepared folder would
+    otherwise score every continuation as 0 tokens, or as NaN)."""
+    import torch
+
+    ids = tok(PROBE_TEXT, add_special_tokens=False)["input_ids"]
+    if not ids:
+        raise ModelError(
+            f"{spec}: its tokenizer turns text into no tokens; the model folder is damaged "
+            "(for an embedded model, rebuild it with: toolaudit models prepare --force)"
+        )
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        logits = model(torch.tensor([ids], device=device)).logits
+    if not bool(torch.isfinite(logits).all()):
+        raise ModelError(
+            f"{spec}: its weights give non-finite logits on a probe text; the model folder "
+            "is damaged (for an embedded model, rebuild it with: toolaudit models prepare "
+            "--force)"
+        )
