@@ -1,4 +1,4 @@
-"""Report sections for the leakage audit, ``leakage.json``, and the demo hook."""
+"""Report sections for the leakage audit and ``leakage.json``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from toolaudit.report import Finding, Section, write_results
 logger = logging.getLogger(__name__)
 
 _FEATURE_ORDER = ("word_1_2", "char_wb_2_5", "char_wb_3_5")
-_DEMO_SCALE = 0.05
 
 
 def write_leakage(out_dir: str | Path, payload: dict[str, Any], *, meta: dict[str, Any]) -> Path:

@@ -1,4 +1,4 @@
-"""Report sections of the probe audit, and the demo hook."""
+"""Report sections of the probe audit."""
 
 from __future__ import annotations
 
