@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 class ToolAuditError(Exception):
@@ -32,11 +32,35 @@ class DataError(ToolAuditError, ValueError):
 class ConfigError(ToolAuditError, ValueError):
     """An option has a value outside its allowed set."""
 
+    #: the parameter a message built by :meth:`invalid` names, and what it says after it
+    name: str | None = None
+    _rest: str = ""
+
     @classmethod
     def invalid(cls, name: str, allowed: Sequence[object] | str, got: object) -> ConfigError:
         """Build the uniform message: parameter, allowed values, value received."""
         allowed_text = allowed if isinstance(allowed, str) else ", ".join(map(repr, allowed))
-        return cls(f"invalid {name}={got!r}; allowed: {allowed_text}")
+        return cls._named(name, f"={got!r}; allowed: {allowed_text}")
+
+    def for_option(self, flags: Mapping[str, str] | None = None) -> ConfigError:
+        """The same error naming the command-line option instead of the config field.
+
+        ``flags`` maps a field to its option where the two differ; otherwise the field's
+        underscores become dashes.
+
+        >>> ConfigError.invalid("n_boot", "an integer >= 1", 0).for_option()
+        ConfigError('invalid n-boot=0; allowed: an integer >= 1')
+        """
+        if self.name is None:
+            return self
+        option = (flags or {}).get(self.name, self.name.replace("_", "-"))
+        return ConfigError._named(option, self._rest)
+
+    @classmethod
+    def _named(cls, name: str, rest: str) -> ConfigError:
+        error = cls(f"invalid {name}{rest}")
+        error.name, error._rest = name, rest
+        return error
 
 
 class ModelError(ToolAuditError, RuntimeError):

@@ -24,7 +24,7 @@ def _run(tmp_path, *extra):
         (["--tasks", "-1"], "tasks=-1"),
         (["--arms", "clean", "bogus"], "arms"),
         (["--arms", "failed"], "includes 'clean'"),
-        (["--k-max", "11"], "k_max"),
+        (["--k-max", "11"], "invalid k-max=11"),
         (["--source", "/no/such.json"], "no such file"),
         (["--task-ids", "9999"], "task_ids"),
         (["--task-ids", "69"], "does not qualify"),

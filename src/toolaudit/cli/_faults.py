@@ -89,26 +89,30 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from toolaudit.errors import ConfigError
     from toolaudit.faults import ARMS, FaultsConfig, run_faults
 
     root = args.data_root or default_data_root()
     source = args.source
     if source != "replay":
         source = str(Path(source).resolve())
-    config = FaultsConfig(
-        source=source,
-        domain=args.domain,
-        data_root=str(Path(root).resolve()) if root is not None else None,
-        arms=tuple(args.arms) if args.arms else ARMS,
-        k_max=args.k_max,
-        tasks=args.tasks,
-        task_ids=tuple(args.task_ids) if args.task_ids else None,
-        model=args.model,
-        device=args.device,
-        policy=args.policy,
-        seed=args.seed,
-        workers=args.workers,
-    )
+    try:
+        config = FaultsConfig(
+            source=source,
+            domain=args.domain,
+            data_root=str(Path(root).resolve()) if root is not None else None,
+            arms=tuple(args.arms) if args.arms else ARMS,
+            k_max=args.k_max,
+            tasks=args.tasks,
+            task_ids=tuple(args.task_ids) if args.task_ids else None,
+            model=args.model,
+            device=args.device,
+            policy=args.policy,
+            seed=args.seed,
+            workers=args.workers,
+        )
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option() from None
     with progress("faults") as cb:
         payload = run_faults(args.out, config=config, progress=cb)
     from toolaudit.report import write_results

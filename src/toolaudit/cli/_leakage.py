@@ -205,7 +205,10 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.report import run_metadata, write_report
     from toolaudit.traces import Example, detect_format, load_examples, view_commands
 
-    cfg = _config(args)
+    try:
+        cfg = _config(args)
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option() from None
     return_freed_memory()  # freed block arrays leave the resident set at once
     mapping = load_mapping(args)
     examples: list[Any] = []
