@@ -328,3 +328,25 @@ def test_a_model_with_broken_weights_or_tokenizer_is_refused_at_load(tiny_lm) ->
 
     with pytest.raises(ModelError, match="its tokenizer turns text into no tokens"):
         _check_loaded(model, no_tokens, "test:tiny")
+
+
+def test_an_hf_folder_identity_hashes_the_weights_bytes(tiny_lm, tmp_path) -> None:
+    """Two folders whose weight files have the same names and sizes but different bytes
+    (one corrupted in place) get different identities, so no cache entry or result record
+    of the intact model is reused for the corrupted one; an unchanged copy keeps its id."""
+    import shutil
+
+    folder = tmp_path / "tiny"
+    tiny_lm.model.save_pretrained(folder)
+    tiny_lm.tokenizer.save_pretrained(folder)
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    intact = HFModel(str(folder)).identity
+    assert HFModel(str(copy)).identity.split("@")[1] == intact.split("@")[1]
+    weights = copy / "model.safetensors"
+    size = weights.stat().st_size
+    with weights.open("r+b") as fh:  # same name, same size, other bytes
+        fh.seek(size // 2)
+        fh.write(b"\xff" * 64)
+    assert weights.stat().st_size == size
+    assert HFModel(str(copy)).identity.split("@")[1] != intact.split("@")[1]

@@ -29,16 +29,19 @@ logger = logging.getLogger(__name__)
 
 
 def _path_digest(path: str) -> str:
-    """A cheap fingerprint of a local model folder (config text, weight names and sizes)."""
+    """A fingerprint of a local model folder: SHA-256 over the bytes of its config,
+    tokenizer and weight files, so a corrupted or swapped weight file (same name, same
+    size) changes the model identity, and with it every cache key and result record.
+
+    Reads the weights once per process (they are read to load the model anyway)."""
     p = Path(path)
     if not p.is_dir():
         return "hub"
     h = hashlib.sha256()
     for f in sorted(p.iterdir()):
-        if f.name == "config.json":
-            h.update(f.read_bytes())
-        elif f.suffix in {".safetensors", ".bin", ".json", ".model"}:
-            h.update(f"{f.name}:{f.stat().st_size}".encode())
+        if f.is_file() and f.suffix in {".safetensors", ".bin", ".json", ".model", ".gguf"}:
+            with f.open("rb") as fh:
+                h.update(f"{f.name}:{hashlib.file_digest(fh, 'sha256').hexdigest()}".encode())
     return h.hexdigest()[:16]
 
 
