@@ -43,6 +43,13 @@ def test_run_leakage_provenance_names_field_and_class(planted):
         "field": "path",
         "count": feats[0]["fields"][0]["count"],
     }
+    # the runs named beside each n-gram are real ids whose t2 section holds the n-gram
+    by_id = {e.id: e for e in adversarial_examples(n=160, seed=1)}
+    ids = feats[0]["example_ids"]
+    assert 1 <= len(ids) <= 3
+    for i in ids:
+        section = next(t for t in by_id[i].tools if t.name == "t2")
+        assert feats[0]["term"].strip().lower() in section.content.lower()
     top = planted.provenance["classes"][0]
     assert top["kind"] == "regex" and top["pattern"] == r"file_(\d+)\.csv"
     assert top["support"] == 160

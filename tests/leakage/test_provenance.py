@@ -41,6 +41,7 @@ def test_locate_counts_fields_and_contexts():
     assert src.fields[("t", "id")] == 2
     assert src.rows == 2
     assert "id: A17" in src.contexts[0]
+    assert src.first_rows == [0, 1]  # the rows that hold it, to name their runs
 
 
 def test_locate_names_json_paths():

@@ -343,7 +343,7 @@ def _run(
                 )
     auroc_of = {(r.scope, r.features): r.summary.auroc for r in rows}
     entries: list[ProvenanceEntry] = describe_terms(
-        engine, prov_out, keep, spec_by, part.fit_rows, auroc_of
+        engine, prov_out, keep, spec_by, part.fit_rows, auroc_of, [e.id for e in examples]
     )
     classes = token_classes(engine, entries, auroc_of)
     provenance = {

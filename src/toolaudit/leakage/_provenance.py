@@ -137,6 +137,8 @@ class TermSource:
     fields: Counter[tuple[str, str]] = field(default_factory=Counter)
     contexts: list[str] = field(default_factory=list)
     rows: int = 0
+    #: the first rows (in the order searched) whose sections hold the term
+    first_rows: list[int] = field(default_factory=list)
 
 
 def locate(
@@ -180,6 +182,8 @@ def locate(
                     a, b = max(0, m.start() - 40), min(len(shown), m.end() + 40)
                     src.contexts.append(shown[a:b].replace("\n", " ⏎ "))
         src.rows += int(hit)
+        if hit and len(src.first_rows) < _MAX_CONTEXTS:
+            src.first_rows.append(row)
     return src
 
 

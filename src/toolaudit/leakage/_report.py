@@ -186,7 +186,7 @@ def leakage_sections(
         sec.text(
             f"The verdict rests on the {n} runs of the input; open their transcripts with "
             + " and ".join(f"`{v}`" for v in views)
-            + "."
+            + "; the top n-grams table below names the first runs that hold each n-gram."
         )
     sec.text(
         f"Partition: {part.get('description', '?')}. Each scope (the full trace and every "
@@ -292,7 +292,7 @@ def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
         ]
         sec.table(
             f"Top n-grams of {best['scope']} ({best['features']}, AUROC {best['auroc']:.3f})",
-            ["direction", "n-gram", "weight", "field", "context"],
+            ["direction", "n-gram", "weight", "field", "context", "in runs (first 3)"],
             [
                 [
                     e["direction"],
@@ -302,6 +302,7 @@ def _provenance_blocks(sec: Section, payload: dict[str, Any]) -> None:
                     if e["fields"]
                     else "—",
                     e["contexts"][0] if e["contexts"] else "—",
+                    ", ".join(e.get("example_ids") or []) or "—",
                 ]
                 for e in sorted(feats, key=lambda e: -abs(e["weight"]))[:16]
             ],

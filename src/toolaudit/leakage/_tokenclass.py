@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,8 @@ class ProvenanceEntry:
     fields: list[dict[str, Any]]
     contexts: list[str]
     rows: int
+    #: ids of the first examples whose sections hold the term (to open them in a viewer)
+    example_ids: list[str]
 
     @property
     def direction(self) -> str:
@@ -50,6 +52,7 @@ class ProvenanceEntry:
             "fields": self.fields,
             "contexts": self.contexts,
             "rows_with_term": self.rows,
+            "example_ids": self.example_ids,
         }
 
 
@@ -60,8 +63,10 @@ def describe_terms(
     specs: Mapping[str, FeatureSpec],
     fit_rows: np.ndarray,
     auroc_of: Mapping[tuple[str, str], float],
+    example_ids: Sequence[str],
 ) -> list[ProvenanceEntry]:
-    """Provenance of each scope's top positive and negative n-grams (fit rows only)."""
+    """Provenance of each scope's top positive and negative n-grams (fit rows only);
+    ``example_ids`` are the ids of the engine's rows, in order."""
     entries: list[ProvenanceEntry] = []
     texts = engine.columns.texts
     rows = [int(r) for r in fit_rows]
@@ -79,7 +84,16 @@ def describe_terms(
                 {"tool": t, "field": f, "count": n} for (t, f), n in src.fields.most_common(4)
             ]
             entries.append(
-                ProvenanceEntry(scope, feat, term, weight, fields, src.contexts, src.rows)
+                ProvenanceEntry(
+                    scope,
+                    feat,
+                    term,
+                    weight,
+                    fields,
+                    src.contexts,
+                    src.rows,
+                    [example_ids[r] for r in src.first_rows],
+                )  # fmt: skip
             )
     return entries
 
