@@ -105,3 +105,58 @@ def test_no_demo_hooks_beside_the_audit_contracts() -> None:
         str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if "def demo_sections" in p.read_text()
     ]
     assert hits == []
+
+
+def import_circles(root: Path) -> list[list[str]]:
+    """Sets of modules that import each other in a circle (any import, also inside a
+    function or under TYPE_CHECKING), each sorted, as strongly connected components of
+    the graph of ``toolaudit.x._y`` imports."""
+    modules = {
+        ".".join(p.relative_to(root).with_suffix("").parts): p
+        for p in sorted(root.rglob("*.py"))
+        if p.name != "__init__.py"
+    }
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        for _, module in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            target = next(
+                (m for m in (module, module.rpartition(".")[0]) if m in modules and m != name),
+                None,
+            )
+            if target is not None:
+                edges[name].add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return sorted(circles)
+
+
+def test_leakage_modules_import_in_no_circle() -> None:
+    """The config types live in ``leakage._config`` and ``synthetic_text`` in
+    ``leakage._synthetic``, so no leakage stage imports back into the orchestrator."""
+    circles = import_circles(SRC)
+    assert [c for c in circles if c[0].startswith("toolaudit.leakage.")] == []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolaudit.leakage._dilution import draw_slots, synthetic_text
+from toolaudit.leakage._dilution import draw_slots
 from toolaudit.leakage._prefix import prefix_scores
+from toolaudit.leakage._synthetic import synthetic_text
 
 
 def test_synthetic_text_repeats_or_clips_to_length():

@@ -4,14 +4,9 @@ dilution sweeps, on an exact, fast re-implementation of scikit-learn's TfidfVect
 Spec: ``seeds/leakage-audit-pt2d-redaction.txt`` (method, Appendices C and E).
 """
 
-from toolaudit.leakage._audit import (
-    DilutionConfig,
-    LeakageConfig,
-    LeakageResult,
-    ScopeResult,
-    run_leakage,
-)
+from toolaudit.leakage._audit import LeakageResult, run_leakage
 from toolaudit.leakage._cluster import check_backend, require_distributed
+from toolaudit.leakage._config import DilutionConfig, LeakageConfig, ScopeResult
 from toolaudit.leakage._contract import LEAKAGE_AUDIT, LEAKAGE_REAL_AUDIT
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs

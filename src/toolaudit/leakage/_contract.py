@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
-from toolaudit.leakage._audit import DilutionConfig, LeakageConfig, run_leakage
+from toolaudit.leakage._audit import run_leakage
+from toolaudit.leakage._config import DilutionConfig, LeakageConfig
 from toolaudit.leakage._features import FEATURE_SETS
 from toolaudit.leakage._report import leakage_sections
 from toolaudit.report import Fallback, Finding, Section

@@ -27,13 +27,14 @@ from toolaudit.leakage._kernels import Recipe, restrict_columns
 from toolaudit.leakage._partition import Partition
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._scoring import summarize
+from toolaudit.leakage._synthetic import SlotPlanner, synthetic_text
 from toolaudit.leakage._tron import class_grouped
 from toolaudit.leakage._words import csr_arrays
 from toolaudit.progress import Progress
 from toolaudit.stats import auroc
 
 if TYPE_CHECKING:
-    from toolaudit.leakage._audit import LeakageConfig, ScopeResult
+    from toolaudit.leakage._config import LeakageConfig, ScopeResult
 
 logger = logging.getLogger(__name__)
 
@@ -75,14 +76,6 @@ def _fit_scores(
     ):
         scores[part.folds[i][1]] = out.scores
     return scores
-
-
-def synthetic_text(source: str, length: int) -> str:
-    """``source`` repeated or clipped to ``length`` characters."""
-    if not source or length <= 0:
-        return ""
-    reps = -(-length // len(source))
-    return (source * reps)[:length]
 
 
 def draw_slots(
@@ -238,8 +231,6 @@ def _synthetic(
     )
     planner = None
     if spec.analyzer == "char_wb":  # slots as word recipes (see _synthetic)
-        from toolaudit.leakage._synthetic import SlotPlanner
-
         index = []
         for t in pool_tools:
             rows = np.asarray([i for i in audited if texts[t][i]], dtype=np.int64)

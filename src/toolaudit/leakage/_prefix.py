@@ -20,7 +20,7 @@ from toolaudit.leakage._provenance import TokenClass, captures
 from toolaudit.leakage._scoring import summarize
 
 if TYPE_CHECKING:
-    from toolaudit.leakage._audit import LeakageConfig
+    from toolaudit.leakage._config import LeakageConfig
 
 
 def prefix_scores(

@@ -43,6 +43,14 @@ logger = logging.getLogger(__name__)
 _CHUNK_CHARS = 2_000_000
 
 
+def synthetic_text(source: str, length: int) -> str:
+    """``source`` repeated or clipped to ``length`` characters."""
+    if not source or length <= 0:
+        return ""
+    reps = -(-length // len(source))
+    return (source * reps)[:length]
+
+
 @dataclass(slots=True)
 class _Slot:
     """One slot's plan for every row: source, repeat count, remainder and prefix words."""
@@ -200,7 +208,6 @@ class SlotPlanner:
     def _odd(self, slot: _Slot) -> tuple[list[int], list[str], list[int], list[list[str]]]:
         """Rows with a partial (or fused partial) word and those words; rows split as
         whole text and their words."""
-        from toolaudit.leakage._dilution import synthetic_text
 
         rows_p: list[int] = []
         partial: list[str] = []
