@@ -181,17 +181,31 @@ def run_leakage(
         return _run(examples, cfg, progress=progress, client=client, scores_out=scores_out)
 
 
-def _run(
-    examples: Sequence[Example],
-    cfg: LeakageConfig,
-    *,
-    progress: Progress | None,
-    client: Any,
-    scores_out: dict[tuple[str, str], np.ndarray] | None = None,
-) -> LeakageResult:
-    warnings: list[str] = []
-    fallbacks: list[Fallback] = []
-    cfg = _dilution_config(cfg, fallbacks)
+@dataclass(slots=True)
+class _Inputs:
+    """What every step reads: the partition, the engine, the scopes, labels and groups."""
+
+    part: Partition
+    engine: PT2DEngine
+    tools: list[str]
+    scopes: list[str]
+    y: np.ndarray
+    groups: list[str]
+
+    @property
+    def eval_labels(self) -> np.ndarray:
+        labels: np.ndarray = self.y[self.part.eval_rows]
+        return labels
+
+    @property
+    def eval_groups(self) -> list[str]:
+        return [self.groups[i] for i in self.part.eval_rows]
+
+
+def _prepare(
+    examples: Sequence[Example], cfg: LeakageConfig, progress: Progress | None, warnings: list[str]
+) -> _Inputs:
+    """Step 1: partition, engine and scopes, every check on the input before any fit."""
     part = make_partition(examples, fit=cfg.fit, eval=cfg.eval, cv_folds=cfg.cv_folds)
     engine = PT2DEngine(examples, cfg.features, progress=progress, threads=cfg.threads or None)
     tools = list(engine.tools)
@@ -203,41 +217,59 @@ def _run(
             raise ConfigError.invalid("scopes", ["full", *tools], s)
     _check_inputs(examples, engine, part, warnings)
     y = np.array([e.label for e in examples], dtype=int)
-    groups = [e.group for e in examples]
     for fit, _ in part.folds:
         if np.unique(y[fit]).size < 2:
             raise DataError(f"the fit partition ({part.description}) has one class only")
+    return _Inputs(part, engine, tools, scopes, y, [e.group for e in examples])
+
+
+def _fit_scopes(
+    inp: _Inputs, cfg: LeakageConfig, progress: Progress | None, client: Any
+) -> tuple[dict[tuple[str, str], np.ndarray], dict[tuple[str, str], Any], dict[Any, Any]]:
+    """Step 2: every (scope, feature set, fold) fit: out-of-fold scores per example (NaN
+    outside the evaluation rows), the provenance fits' top terms, the kept designs."""
+    part = inp.part
     keep: dict[tuple[str, str], Any] = {}
     n_folds = len(part.folds) + (part.mode == "grouped_cv")
-    total = len(scopes) * len(cfg.features) * n_folds
     results = run_jobs(
-        _scope_jobs(engine, scopes, cfg.features, part, y, cfg, keep),
+        _scope_jobs(inp.engine, inp.scopes, cfg.features, part, inp.y, cfg, keep),
         cfg.lr,
         n_jobs=cfg.n_jobs,
         backend=cfg.backend,
         client=client,
-        total=total,
+        total=len(inp.scopes) * len(cfg.features) * n_folds,
         progress=progress,
-        threads=cfg.fit_threads(engine.threads),
+        threads=cfg.fit_threads(inp.engine.threads),
     )
     scores: dict[tuple[str, str], np.ndarray] = {}
     prov_out: dict[tuple[str, str], Any] = {}
     for (scope, feat, i), out in results:
-        arr = scores.setdefault((scope, feat), np.full(len(examples), np.nan))
+        arr = scores.setdefault((scope, feat), np.full(inp.y.size, np.nan))
         if i < len(part.folds):
             arr[part.folds[i][1]] = out.scores
         if out.top_pos or out.top_neg:
             prov_out[(scope, feat)] = out
-    if scores_out is not None:
-        scores_out.update(scores)
-    ev = part.eval_rows
-    y_ev = y[ev]
-    spec_by = {s.name: s for s in cfg.features}
+    return scores, prov_out, keep
+
+
+def _scope_table(
+    inp: _Inputs,
+    specs: Sequence[FeatureSpec],
+    scores: dict[tuple[str, str], np.ndarray],
+    keep: dict[tuple[str, str], Any],
+    *,
+    n_boot: int,
+    seed: int,
+    fallbacks: list[Fallback],
+) -> list[ScopeResult]:
+    """Step 3: the scope x feature-set table (AUROC with bootstrap intervals); a relaxed
+    ``min_df`` is recorded as a fallback."""
+    ev = inp.part.eval_rows
     rows: list[ScopeResult] = []
-    for spec in cfg.features:
-        for scope in scopes:
+    for spec in specs:
+        for scope in inp.scopes:
             sc = scores[(scope, spec.name)][ev]
-            summ = summarize(y_ev, sc, [groups[i] for i in ev], n_boot=cfg.n_boot, seed=cfg.seed)
+            summ = summarize(inp.eval_labels, sc, inp.eval_groups, n_boot=n_boot, seed=seed)
             design = keep[(scope, spec.name)]
             rows.append(ScopeResult(scope, spec.name, summ, int(design.vocab.size), design.min_df))
             if design.min_df != spec.min_df:
@@ -250,68 +282,84 @@ def _run(
                         f"usable vocabulary for this fit partition; used min_df={design.min_df}",
                     ),
                 )
-    auroc_of = {(r.scope, r.features): r.summary.auroc for r in rows}
-    entries: list[ProvenanceEntry] = describe_terms(
-        engine, prov_out, keep, spec_by, part.fit_rows, auroc_of, [e.id for e in examples]
-    )
-    classes = token_classes(engine, entries, auroc_of)
-    provenance = {
-        "features": [e.as_json() for e in entries],
-        "classes": [c.as_json() for c in classes],
-    }
-    focus = _focus(cfg.features)
-    ranked = sorted(
-        (r for r in rows if r.scope != "full" and r.features == focus),
-        key=lambda r: -np.nan_to_num(r.summary.auroc, nan=0.0),
-    )
-    carrier = ranked[0].scope if ranked else tools[0]
+    return rows
+
+
+def _prefix_step(
+    inp: _Inputs,
+    cfg: LeakageConfig,
+    classes: list[Any],
+    carrier: str,
+    warnings: list[str],
+    fallbacks: list[Fallback],
+) -> tuple[dict[str, Any] | None, ScoredScope | None]:
+    """Step 5: the prefix lookup on the chosen token class (or the reason it was
+    skipped), and its best prefix length as a scope for the verdict."""
     prefix_scores: dict[int, np.ndarray] = {}
-    prefix: dict[str, Any] | None
     if cfg.prefix_class is not None:
         chosen: str | None = cfg.prefix_class
         skipped: str | None = None
     else:
-        chosen, skipped = prefix_choice(classes, carrier, len(examples))
-    if chosen is not None:
-        prefix = prefix_lookup(
-            engine, classes, part, y, groups, cfg, warnings, wanted=chosen, scores_out=prefix_scores
-        )
-    else:
-        prefix = {"class": None, "skipped": skipped, "rows": []}
+        chosen, skipped = prefix_choice(classes, carrier, inp.y.size)
+    if chosen is None:
         record_fallback(
             fallbacks,
             Fallback(kind="skipped_part", what="leakage.prefix_lookup", detail=str(skipped)),
         )
-    presence = presence_scores(engine.columns, part, y, cfg.lr) if cfg.presence else None
-    presence_row: dict[str, Any] | None = None
-    presence_scope: ScoredScope | None = None
-    if presence is not None and presence.scores is not None:
-        summ = summarize(
-            y_ev, presence.scores[ev], [groups[i] for i in ev], n_boot=cfg.n_boot, seed=cfg.seed
-        )
-        presence_row = {"n_features": presence.n_features, **summ.as_json()}
-        presence_scope = ScoredScope(
-            "presence", "tool calls", summ.auroc, summ.ci95, presence.scores[ev]
-        )
-    elif presence is not None:
-        presence_row = {"skipped": presence.skipped}
+        return {"class": None, "skipped": skipped, "rows": []}, None
+    prefix = prefix_lookup(
+        inp.engine, classes, inp.part, inp.y, inp.groups, cfg, warnings,
+        wanted=chosen, scores_out=prefix_scores,
+    )  # fmt: skip
+    if not prefix or not prefix.get("rows"):
+        return prefix, None
+    best = max(prefix["rows"], key=lambda r: np.nan_to_num(r["ci95"][0], nan=0.0))
+    tool_of = prefix.get("tool")
+    return prefix, ScoredScope(
+        tool_of if tool_of and tool_of != "*" else carrier,
+        f"{best['chars']} char",
+        best["auroc"],
+        tuple(best["ci95"]),
+        prefix_scores[best["chars"]],
+    )
+
+
+def _presence_step(
+    inp: _Inputs, cfg: LeakageConfig, fallbacks: list[Fallback]
+) -> tuple[dict[str, Any] | None, ScoredScope | None]:
+    """Step 6: the presence control (which tools were called, nothing of their text)."""
+    if not cfg.presence:
+        return None, None
+    presence = presence_scores(inp.engine.columns, inp.part, inp.y, cfg.lr)
+    if presence.scores is None:
         record_fallback(
             fallbacks,
             Fallback(
                 kind="skipped_part", what="leakage.presence_control", detail=str(presence.skipped)
             ),
         )
-    prefix_scope = None
-    if prefix and prefix.get("rows"):
-        best = max(prefix["rows"], key=lambda r: np.nan_to_num(r["ci95"][0], nan=0.0))
-        tool_of = prefix.get("tool")
-        prefix_scope = ScoredScope(
-            tool_of if tool_of and tool_of != "*" else carrier,
-            f"{best['chars']} char",
-            best["auroc"],
-            tuple(best["ci95"]),
-            prefix_scores[best["chars"]],
-        )
+        return {"skipped": presence.skipped}, None
+    ev = presence.scores[inp.part.eval_rows]
+    summ = summarize(inp.eval_labels, ev, inp.eval_groups, n_boot=cfg.n_boot, seed=cfg.seed)
+    row = {"n_features": presence.n_features, **summ.as_json()}
+    return row, ScoredScope("presence", "tool calls", summ.auroc, summ.ci95, ev)
+
+
+def _verdict_step(
+    inp: _Inputs,
+    rows: list[ScopeResult],
+    scores: dict[tuple[str, str], np.ndarray],
+    classes: list[Any],
+    carrier: str,
+    prefix: dict[str, Any] | None,
+    prefix_scope: ScoredScope | None,
+    presence_scope: ScoredScope | None,
+    *,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Step 7: the verdict block (kind, carrier, its token class, sentence, evidence)."""
+    ev = inp.part.eval_rows
     scoped = [
         ScoredScope(
             r.scope, r.features, r.summary.auroc, r.summary.ci95, scores[(r.scope, r.features)][ev]
@@ -321,64 +369,130 @@ def _run(
     carrier_class = next((c.name for c in classes if carrier in c.tools), None)
     finding = decide(
         scoped,
-        y_ev,
+        inp.eval_labels,
         prefix=prefix_scope,
         prefix_class=prefix.get("class") if prefix else None,
         carrier_class=carrier_class,
         presence=presence_scope,
-        n_boot=cfg.n_boot,
-        seed=cfg.seed,
+        n_boot=n_boot,
+        seed=seed,
     )
-    if finding.verdict == "localized":
-        subject = finding.subject
-        carrier_class = next((c.name for c in classes if subject in c.tools), None)
-    verdict = {
+    localized = finding.verdict == "localized"
+    if localized:
+        carrier_class = next((c.name for c in classes if finding.subject in c.tools), None)
+    return {
         "kind": finding.verdict,
-        "carrier": finding.subject if finding.verdict == "localized" else None,
-        "carrier_class": carrier_class if finding.verdict == "localized" else None,
+        "carrier": finding.subject if localized else None,
+        "carrier_class": carrier_class if localized else None,
         "sentence": verdict_sentence(finding),
         "evidence": finding.model_dump(mode="json"),
     }
+
+
+def _dilution_step(
+    inp: _Inputs,
+    cfg: LeakageConfig,
+    rows: list[ScopeResult],
+    classes: list[Any],
+    scores: dict[tuple[str, str], np.ndarray],
+    *,
+    progress: Progress | None,
+    client: Any,
+    fallbacks: list[Fallback],
+) -> dict[str, Any] | None:
+    """Step 8: the dilution sweeps (Appendix E), reusing the scope table's fits."""
+    if cfg.dilution is None:
+        return None
+    from toolaudit.leakage._dilution import run_dilution
+
+    # the sweeps' points that are scope-table rows (the carrier alone; every tool, the
+    # full trace's own counts) reuse those fits instead of refitting them
+    known = {
+        frozenset(inp.engine.scope_tools(scope)): arr
+        for (scope, feat), arr in scores.items()
+        if feat == cfg.dilution.features
+    }
+    dilution = run_dilution(
+        inp.engine,
+        inp.part,
+        inp.y,
+        inp.groups,
+        cfg,
+        rows,
+        classes,
+        known=known,
+        progress=progress,
+        client=client,
+        free_sections=True,
+    )
+    syn = dilution["synthetic"]
+    if syn["pool_size"] == 0 and syn["k_values"]:
+        record_fallback(
+            fallbacks,
+            Fallback(
+                kind="empty_pool",
+                what="leakage.dilution.synthetic",
+                detail=f"no non-carrier tool with text is left for carrier "
+                f"{dilution['carrier']}; the synthetic sweep was not run",
+                count=0,
+            ),
+        )
+    return dilution
+
+
+def _run(
+    examples: Sequence[Example],
+    cfg: LeakageConfig,
+    *,
+    progress: Progress | None,
+    client: Any,
+    scores_out: dict[tuple[str, str], np.ndarray] | None = None,
+) -> LeakageResult:
+    """The audit as its steps, in order (each named above by its number)."""
+    warnings: list[str] = []
+    fallbacks: list[Fallback] = []
+    cfg = _dilution_config(cfg, fallbacks)
+    inp = _prepare(examples, cfg, progress, warnings)
+    scores, prov_out, keep = _fit_scopes(inp, cfg, progress, client)
+    if scores_out is not None:
+        scores_out.update(scores)
+    rows = _scope_table(
+        inp, cfg.features, scores, keep, n_boot=cfg.n_boot, seed=cfg.seed, fallbacks=fallbacks
+    )
+    # step 4: provenance of the top terms, and the token classes they form
+    auroc_of = {(r.scope, r.features): r.summary.auroc for r in rows}
+    spec_by = {s.name: s for s in cfg.features}
+    entries: list[ProvenanceEntry] = describe_terms(
+        inp.engine, prov_out, keep, spec_by, inp.part.fit_rows, auroc_of, [e.id for e in examples]
+    )
+    classes = token_classes(inp.engine, entries, auroc_of)
+    provenance = {
+        "features": [e.as_json() for e in entries],
+        "classes": [c.as_json() for c in classes],
+    }
+    focus = _focus(cfg.features)
+    ranked = sorted(
+        (r for r in rows if r.scope != "full" and r.features == focus),
+        key=lambda r: -np.nan_to_num(r.summary.auroc, nan=0.0),
+    )
+    carrier = ranked[0].scope if ranked else inp.tools[0]
+    prefix, prefix_scope = _prefix_step(inp, cfg, classes, carrier, warnings, fallbacks)
+    presence_row, presence_scope = _presence_step(inp, cfg, fallbacks)
+    verdict = _verdict_step(
+        inp, rows, scores, classes, carrier, prefix, prefix_scope, presence_scope,
+        n_boot=cfg.n_boot, seed=cfg.seed,
+    )  # fmt: skip
+    ev = inp.part.eval_rows
     roc_scopes = [("full", scores[("full", focus)])] if ("full", focus) in scores else []
     if ranked:
         roc_scopes.append((ranked[0].scope, scores[(ranked[0].scope, focus)]))
-    roc = {"features": focus, "curves": roc_curves(y_ev, [(s, a[ev]) for s, a in roc_scopes])}
-    dilution = None
-    if cfg.dilution is not None:
-        from toolaudit.leakage._dilution import run_dilution
-
-        # the sweeps' points that are scope-table rows (the carrier alone; every tool, the
-        # full trace's own counts) reuse those fits instead of refitting them
-        known = {
-            frozenset(engine.scope_tools(scope)): arr
-            for (scope, feat), arr in scores.items()
-            if feat == cfg.dilution.features
-        }
-        dilution = run_dilution(
-            engine,
-            part,
-            y,
-            groups,
-            cfg,
-            rows,
-            classes,
-            known=known,
-            progress=progress,
-            client=client,
-            free_sections=True,
-        )
-        syn = dilution["synthetic"]
-        if syn["pool_size"] == 0 and syn["k_values"]:
-            record_fallback(
-                fallbacks,
-                Fallback(
-                    kind="empty_pool",
-                    what="leakage.dilution.synthetic",
-                    detail=f"no non-carrier tool with text is left for carrier "
-                    f"{dilution['carrier']}; the synthetic sweep was not run",
-                    count=0,
-                ),
-            )
+    roc = {
+        "features": focus,
+        "curves": roc_curves(inp.eval_labels, [(s, a[ev]) for s, a in roc_scopes]),
+    }
+    dilution = _dilution_step(
+        inp, cfg, rows, classes, scores, progress=progress, client=client, fallbacks=fallbacks
+    )
     if progress is not None:
         progress(1, 1, "done")
     return LeakageResult(
@@ -386,8 +500,8 @@ def _run(
         provenance,
         prefix,
         dilution,
-        part.as_json(),
-        tools,
+        inp.part.as_json(),
+        inp.tools,
         warnings,
         verdict=verdict,
         presence=presence_row,
