@@ -25,7 +25,7 @@ def test_a_finished_jobs_design_is_freed_before_the_next_is_built(n_jobs) -> Non
     import weakref
 
     from toolaudit.leakage import LRSpec
-    from toolaudit.leakage._engine import run_jobs
+    from toolaudit.leakage._fits import run_jobs
 
     rng = np.random.default_rng(0)
     y = (rng.random(60) < 0.4).astype(int)

@@ -13,8 +13,9 @@ import numpy as np
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.leakage._cluster import dask_client
 from toolaudit.leakage._config import LeakageConfig, ScopeResult
-from toolaudit.leakage._engine import Design, PT2DEngine, run_jobs
+from toolaudit.leakage._engine import Design, PT2DEngine
 from toolaudit.leakage._features import FeatureSpec
+from toolaudit.leakage._fits import run_jobs
 from toolaudit.leakage._partition import Partition, make_partition
 from toolaudit.leakage._prefix import prefix_choice, prefix_lookup
 from toolaudit.leakage._presence import presence_scores

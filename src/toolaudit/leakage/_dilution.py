@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from toolaudit.leakage._engine import PT2DEngine, ScopeSource, run_jobs
+from toolaudit.leakage._engine import PT2DEngine, ScopeSource
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec
+from toolaudit.leakage._fits import run_jobs
 from toolaudit.leakage._kernels import Recipe, restrict_columns
 from toolaudit.leakage._partition import Partition
 from toolaudit.leakage._provenance import TokenClass
