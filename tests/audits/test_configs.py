@@ -13,6 +13,7 @@ from toolaudit.errors import ConfigError
 from toolaudit.faults import FaultsConfig
 from toolaudit.leakage import DilutionConfig, LeakageConfig
 from toolaudit.leakage._contract import LeakageAuditConfig
+from toolaudit.probes import analyze_study
 from toolaudit.probes._contract import ProbeCompareConfig, ProbeConfig
 from toolaudit.probes._judge_protocol import JudgeConfig
 from toolaudit.probes._llm_contract import ProbeLLMConfig
@@ -45,6 +46,8 @@ BAD: list[tuple[str, Callable[[], Any], str]] = [
     ("datasets-dataset", lambda: DatasetsConfig(dataset="nosuch"), "invalid dataset='nosuch'"),
     ("datasets-strength", lambda: DatasetsConfig(strength=9.0), "invalid strength=9.0"),
     ("traces-seed", lambda: TracesConfig(seed=-1), "invalid seed=-1"),
+    ("probe-analysis-margin", lambda: analyze_study("/nonexistent", margin=float("nan")), "invalid margin=nan"),
+    ("probe-analysis-n-boot", lambda: analyze_study("/nonexistent", n_boot=0), "invalid n_boot=0"),
 ]  # fmt: skip
 
 

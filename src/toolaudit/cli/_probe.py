@@ -217,14 +217,17 @@ def _check_int(name: str, value: int, low: int, high: int | None = None) -> None
 
 
 def _check_analysis(args: argparse.Namespace) -> None:
-    _check_int("n-boot", args.n_boot, 1)
-    _check_range("margin", args.margin, 0.0, 1.0, low_open=True)
-    _check_int("seed", args.seed, 0)
-    _check_range("judge-temperature", args.judge_temperature, 0.0, 2.0, low_open=False)
-    _check_int("judge-repeats", args.judge_repeats, 1)
-    _check_int("judge-records", args.judge_records, 1)
+    """The analysis options, checked by the library's own rules (``check_analysis``,
+    ``JudgeConfig``) before any work; only the choice between two options is the CLI's."""
+    from toolaudit.probes import check_analysis
+
     if args.verdicts is not None and args.judge_model is not None:
         raise ConfigError("give either --verdicts or --judge-model, not both")
+    try:
+        check_analysis(margin=args.margin, seed=args.seed, n_boot=args.n_boot)
+        _judge_config(args)
+    except ConfigError as exc:  # the library names its setting; the user typed the option
+        raise exc.for_option() from None
 
 
 def _judge_config(args: argparse.Namespace) -> Any:

@@ -48,7 +48,13 @@ from toolaudit.probes._stats import (
     pass_hat_k,
     task_level_comparison,
 )
-from toolaudit.probes._study import analyze_study, findings, load_records, run_probe_study
+from toolaudit.probes._study import (
+    analyze_study,
+    check_analysis,
+    findings,
+    load_records,
+    run_probe_study,
+)
 from toolaudit.probes._suite import N_TASKS
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
 
@@ -95,6 +101,7 @@ __all__ = [
     "action_sequence",
     "analyze_runs",
     "analyze_study",
+    "check_analysis",
     "compare_files",
     "compare_section",
     "compare_sides",

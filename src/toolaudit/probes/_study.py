@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import ConfigError, DataError, TraceFormatError
+from toolaudit.errors import ConfigError, DataError, TraceFormatError, check_min
 from toolaudit.probes._analysis import analyze_runs, reduce_records
 from toolaudit.probes._findings import study_findings
 from toolaudit.probes._harness import SUITE, AgentFactories, run_study, study_specs
@@ -202,6 +202,15 @@ def _judge_part(
     return out
 
 
+def check_analysis(*, margin: float, seed: int, n_boot: int) -> None:
+    """The analysis settings' ranges, checked by ``analyze_study`` and, before a long run
+    starts, by ``probe run``: a ConfigError naming the setting (NaN fails)."""
+    if not 0.0 < margin <= 1.0:
+        raise ConfigError.invalid("margin", "a number in (0, 1]", margin)
+    check_min("n_boot", n_boot, 1)
+    check_min("seed", seed, 0)
+
+
 def analyze_study(
     study_dir: str | Path,
     *,
@@ -219,6 +228,7 @@ def analyze_study(
     ``judge`` (any ``toolaudit.models`` spec) about the study's records; with neither it
     is skipped, and ``probe.json`` says so. No judge is ever simulated.
     """
+    check_analysis(margin=margin, seed=seed, n_boot=n_boot)
     study_dir = Path(study_dir)
     episodes = load_records(study_dir)
     runs = reduce_records(episodes)
