@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
-from toolaudit.errors import check_between, check_min
+from toolaudit.errors import check_min
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
-from toolaudit.probes._study import analyze_study, run_probe_study
+from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
@@ -33,9 +33,7 @@ class ProbeConfig:
 
     def __post_init__(self) -> None:
         check_min("n_seeds", self.n_seeds, 1)
-        check_between("margin", self.margin, 0.0, 1.0, "a number in (0, 1)")
-        check_min("n_boot", self.n_boot, 1)
-        check_min("seed", self.seed, 0)
+        check_analysis(margin=self.margin, seed=self.seed, n_boot=self.n_boot)
 
 
 class ProbeCell(ResultRecord):

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
-from toolaudit.errors import check_between, check_min
+from toolaudit.errors import check_min
 from toolaudit.probes._contract import ProbeCell
 from toolaudit.probes._findings import sentence
 from toolaudit.probes._report import transcript_blocks
-from toolaudit.probes._study import analyze_study, run_probe_study
+from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
 from toolaudit.report import Fallback, Finding, Section
 
 LLM_COMMAND = "toolaudit probe run --policies llm --conditions original,repeat --out DIR"
@@ -45,9 +45,7 @@ class ProbeLLMConfig:
         check_min("seeds", self.seeds, 1)
         check_min("max_steps", self.max_steps, 1)
         check_min("temperature", self.temperature, 0.0, "a number >= 0")
-        check_between("margin", self.margin, 0.0, 1.0, "a number in (0, 1)")
-        check_min("n_boot", self.n_boot, 1)
-        check_min("seed", self.seed, 0)
+        check_analysis(margin=self.margin, seed=self.seed, n_boot=self.n_boot)
 
 
 #: The settings the demo reduces (issue 16): one task, original and repeat, one seed,
