@@ -107,6 +107,22 @@ def test_run_leakage_one_class_group_is_undefined_not_a_crash():
     assert any("E1" in w and "one class" in w for w in res.warnings)
 
 
+def test_run_leakage_says_when_cv_folds_is_not_used():
+    """--cv-folds only shapes cross-validation on one pool; with a train/test split it is
+    not used, and the results say so instead of ignoring it without a word."""
+    labels = [0, 1] * 9
+    groups = [f"g{i % 6}" for i in range(18)]
+    splits = ["train"] * 12 + ["test"] * 6
+    res = run_leakage(
+        _tiny(labels, groups, splits), LeakageConfig(n_boot=50, dilution=None, cv_folds=3)
+    )
+    assert any(
+        w.startswith("cv_folds=3 is not used: the partition is a holdout") for w in res.warnings
+    )
+    default = run_leakage(_tiny(labels, groups, splits), LeakageConfig(n_boot=50, dilution=None))
+    assert not any("cv_folds" in w for w in default.warnings)
+
+
 def test_run_leakage_missing_tool_and_small_data_warn():
     tools = [[("a", f"alpha {i}")] + ([("b", "beta gamma")] if i % 2 else []) for i in range(8)]
     labels = [0, 1, 0, 1, 0, 1, 0, 1]

@@ -41,7 +41,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--fit", default=None, help="fit partition, e.g. split=train or group=C0")
     p.add_argument("--eval", default=None, help="eval partition, e.g. split=test or group=C1,C2")
-    p.add_argument("--cv-folds", type=int, default=5, help="grouped CV folds for a single pool")
+    p.add_argument(
+        "--cv-folds",
+        type=int,
+        default=5,
+        help="grouped CV folds for a single pool (with a fit/eval partition it is not used, "
+        "and a warning says so)",
+    )
     p.add_argument(
         "--features",
         nargs="+",

@@ -12,7 +12,7 @@ import numpy as np
 
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.leakage._cluster import dask_client
-from toolaudit.leakage._config import LeakageConfig, ScopeResult
+from toolaudit.leakage._config import DEFAULT_CV_FOLDS, LeakageConfig, ScopeResult
 from toolaudit.leakage._engine import Design, PT2DEngine
 from toolaudit.leakage._features import FeatureSpec
 from toolaudit.leakage._fits import run_jobs
@@ -208,6 +208,11 @@ def _prepare(
 ) -> _Inputs:
     """Step 1: partition, engine and scopes, every check on the input before any fit."""
     part = make_partition(examples, fit=cfg.fit, eval=cfg.eval, cv_folds=cfg.cv_folds)
+    if part.mode == "holdout" and cfg.cv_folds != DEFAULT_CV_FOLDS:
+        warnings.append(
+            f"cv_folds={cfg.cv_folds} is not used: the partition is a holdout "
+            f"({part.description}), not cross-validation on one pool"
+        )
     engine = PT2DEngine(examples, cfg.features, progress=progress, threads=cfg.threads or None)
     tools = list(engine.tools)
     if not tools:

@@ -13,6 +13,9 @@ from toolaudit.leakage._cluster import check_backend
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, validate_spec
 from toolaudit.leakage._scoring import AurocSummary
 
+#: Grouped cross-validation folds on a single pool (no fit/eval partition given).
+DEFAULT_CV_FOLDS = 5
+
 
 @dataclass(frozen=True, slots=True)
 class DilutionConfig:
@@ -43,7 +46,7 @@ class LeakageConfig:
     lr: LRSpec = field(default_factory=LRSpec)
     fit: str | None = None
     eval: str | None = None
-    cv_folds: int = 5
+    cv_folds: int = DEFAULT_CV_FOLDS
     n_boot: int = 2000
     seed: int = 0
     top_k: int = 20
