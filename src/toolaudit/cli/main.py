@@ -303,6 +303,23 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
     return replayed
 
 
+#: Parsed options that name outputs, caches or the replayed file, never inputs.
+_NOT_INPUTS = frozenset({"out", "dir", "cache", "study", "report", "config"})
+
+
+def _absolute_inputs(args: argparse.Namespace) -> None:
+    """Input paths (``Path`` options and positionals) made absolute, so the recorded
+    configuration names the same files from any working folder, and a ``--config``
+    replay, which reads them back as absolute paths, records the same bytes."""
+    for key, value in vars(args).items():
+        if key in _NOT_INPUTS:
+            continue
+        if isinstance(value, Path):
+            setattr(args, key, value.resolve())
+        elif isinstance(value, list) and value and all(isinstance(v, Path) for v in value):
+            setattr(args, key, [v.resolve() for v in value])
+
+
 def _log_level(args: argparse.Namespace) -> int:
     if getattr(args, "log_level", None):
         return int(getattr(logging, str(args.log_level).upper()))
@@ -321,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         apply_config(parser, argv)
         args = parser.parse_args(argv)
+        _absolute_inputs(args)
         verbose = bool(getattr(args, "verbose", False))
         root = logging.getLogger()
         level = _log_level(args)
