@@ -1,7 +1,7 @@
 """The model-facing audits run against a real llama.cpp server (llama-cpp-python) on the
 embedded Qwen, as a user with a served model runs them: ``probe run`` with the LLM agent,
-and ``redact`` on a small controlled benchmark compared with the in-process llama.cpp
-backend on the same GGUF (``llama:qwen``)."""
+and ``redact`` on a small controlled benchmark, and (slow) ``faults run`` on one task,
+compared with the in-process llama.cpp backend on the same GGUF (``llama:qwen``)."""
 
 from __future__ import annotations
 
@@ -84,3 +84,35 @@ def test_redaction_against_the_server_matches_in_process(qwen_llama_server, tmp_
     # A score is P(yes) normalised against P(no) from the two answers' log-probabilities:
     # the same GGUF through the server and in process.
     assert max(abs(served[k] - local[k]) for k in served) <= 0.02
+
+
+def _faults_rows(folder: Path) -> dict[tuple[str, str, int], dict]:
+    rows = {}
+    for line in (folder / "rows.jsonl").read_text().splitlines():
+        for r in json.loads(line)["rows"]:
+            rows[(r["task"], r["arm"], r["k"])] = r
+    return rows
+
+
+@pytest.mark.slow  # about two thousand one-token forced completions (see docs/models.md)
+def test_faults_against_the_server_matches_in_process(qwen_llama_server, tmp_path):
+    """``faults run`` through the server (the prompt rendered here from tokenizer=, scored
+    by forced completions whose tokens come from the local tokenizer) against the
+    in-process llama.cpp backend on the same GGUF: the per-token surprisals S0 and S1 of
+    the site return agree within 0.1 nats/token. The stand-in mini domain keeps the
+    prompt inside the server's 4,096-token window. ``check_template=false``: faults
+    renders its own prompts and scores them as completions, and llama-cpp-python's
+    template writes tool-call arguments differently (2,654 vs 2,647 tokens)."""
+    common = ["--domain", "mini", "--tasks", "1", "--k-max", "0", "--arms", "clean", "failed"]
+    spec = _served(qwen_llama_server) + f",api_key_env={LLAMA_KEY_ENV},check_template=false"
+    served_dir, local_dir = tmp_path / "served", tmp_path / "local"
+    assert main(["-q", "faults", "run", "--out", str(served_dir), "--model", spec, *common]) == 0
+    assert (
+        main(["-q", "faults", "run", "--out", str(local_dir), "--model", "llama:qwen", *common])
+        == 0
+    )
+    served, local = _faults_rows(served_dir), _faults_rows(local_dir)
+    assert served.keys() == local.keys() and len(served) == 2  # clean and failed at k = 0
+    for key in served:
+        for field in ("s0", "s1"):
+            assert abs(served[key][field] - local[key][field]) <= 0.1, (key, field)

@@ -92,3 +92,21 @@ def test_a_bad_tokenizer_path_is_one_line(tmp_path):
         _ = lm.identity
     with pytest.raises(ModelError, match="has no tokenizer.json"):
         load_model(f"openai:m@http://127.0.0.1:9/v1,tokenizer={tmp_path}").render([])
+
+
+def test_local_pieces_of_a_continuation_for_forced_scoring() -> None:
+    """The pieces the forced-completion path sends (token text, offset) come from the
+    local tokenizer, so no echo replaces the server's cached context; a token holding
+    part of a UTF-8 character gives None (the server's echo tokenizes that text)."""
+    from toolaudit.models._openai import _pieces
+    from toolaudit.models._template import load_served_tokenizer
+
+    served = load_served_tokenizer("embedded:qwen")
+    text = ' {"order_id": "#W2378156", "status": "delivered"}'
+    ids = served.encode_continuation(text)
+    pieces = _pieces(served, ids, text)
+    assert pieces is not None and len(pieces) == len(ids)
+    assert "".join(p for p, _ in pieces) == text
+    assert all(text[off:].startswith(p) for p, off in pieces)
+    rare = " 𝔘𝔫𝔦"  # mathematical letters: byte-level BPE splits each across tokens
+    assert _pieces(served, served.encode_continuation(rare), rare) is None

@@ -386,7 +386,10 @@ class OpenAIModel(NoChat):
         if not self._takes_ids(client, ids):
             served = self.served
             context = served.decode(ctx, skip_special_tokens=False)
-            return self._score_one(client, context, served.decode(cont, skip_special_tokens=False))
+            continuation = served.decode(cont, skip_special_tokens=False)
+            return self._score_one(
+                client, context, continuation, pieces=_pieces(served, cont, continuation)
+            )
         if self.scoring == "prompt_logprobs":
             resp = self._prompt_logprobs_request(client, ids)
             return prompt_logprobs_by_id(resp, ids, len(ctx), source=self.identity)
@@ -428,7 +431,15 @@ class OpenAIModel(NoChat):
             "scoring",
         )
 
-    def _score_one(self, client: Any, context: str, continuation: str) -> list[float]:
+    def _score_one(
+        self,
+        client: Any,
+        context: str,
+        continuation: str,
+        pieces: list[tuple[str, int]] | None = None,
+    ) -> list[float]:
+        """``pieces``: the continuation's tokens as (text, offset), when the local tokenizer
+        gives them (see :func:`_pieces`); otherwise the server's echo tokenizes it."""
         prompt = context + continuation
         if self.scoring == "prompt_logprobs":
             resp = self._prompt_logprobs_request(client, prompt)
@@ -436,7 +447,7 @@ class OpenAIModel(NoChat):
         if self._echo_aligned is None:
             self._probe_echo(client)
         if self._echo_aligned is False:
-            return self._forced_scores(client, context, continuation)
+            return self._forced_scores(client, context, continuation, pieces)
         echo = self._echo(client, prompt, context=context)
         if echo.aligned:
             self._echo_aligned = True
@@ -448,7 +459,7 @@ class OpenAIModel(NoChat):
                 self.identity,
             )
             self._echo_aligned = False
-        return self._forced_scores(client, context, continuation)
+        return self._forced_scores(client, context, continuation, pieces)
 
     def _probe_echo(self, client: Any) -> None:
         """Learn whether the server's echo is aligned from a 3-token prompt, before a long
@@ -474,13 +485,24 @@ class OpenAIModel(NoChat):
         )
         return read_echo(resp, context=context, prompt=prompt, source=self.identity)
 
-    def _forced_scores(self, client: Any, context: str, continuation: str) -> list[float]:
+    def _forced_scores(
+        self,
+        client: Any,
+        context: str,
+        continuation: str,
+        pieces: list[tuple[str, int]] | None = None,
+    ) -> list[float]:
         """Each continuation token's log-probability from a completion of the text before
-        it with that token forced; the continuation is tokenized on its own (an echo of
-        it alone), so a token never straddles the context boundary."""
-        own = self._echo(client, continuation, context="")
+        it with that token forced; the continuation is tokenized on its own, so a token
+        never straddles the context boundary: by the local tokenizer (``pieces``) when
+        there is one, else by an echo of it alone. The echo costs more than its own
+        tokens: it replaces the server's cached prompt, so the next forced completion
+        reads the whole context again (minutes at a few thousand tokens on a CPU)."""
+        if pieces is None:
+            own = self._echo(client, continuation, context="")
+            pieces = list(zip(own.tokens, own.offsets, strict=True))
         values = []
-        for token, offset in zip(own.tokens, own.offsets, strict=True):
+        for token, offset in pieces:
             kwargs = forced_request(context + continuation[:offset], token, source=self.identity)
             resp = self._call(
                 partial(client.completions.create, model=self.model, **kwargs), "forced scoring"
@@ -678,6 +700,23 @@ class OpenAIModel(NoChat):
             return cut_at_stop(text, stop)
 
         return self._map(one, list(prompts))
+
+
+def _pieces(served: ServedTokenizer, ids: Sequence[int], text: str) -> list[tuple[str, int]] | None:
+    """The continuation's tokens as (text, character offset), from the local tokenizer;
+    None when its tokens do not map one to one onto ``text`` (a token holding part of a
+    UTF-8 character, or a decode that does not give ``text`` back), where the server's
+    echo tokenizes it instead."""
+    out: list[tuple[str, int]] = []
+    done = ""
+    for j in range(len(ids)):
+        upto = served.decode(ids[: j + 1], skip_special_tokens=False)
+        piece = upto[len(done) :]
+        if not upto.startswith(done) or not piece or "\ufffd" in piece:
+            return None
+        out.append((piece, len(done)))
+        done = upto
+    return out if done == text else None
 
 
 def _retry_after(exc: BaseException | None) -> float:
