@@ -232,3 +232,17 @@ def test_probe_run_bad_model_spec_writes_nothing(tmp_path: Path, capsys, spec) -
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unexpected" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--judge-temperature", "3"), ("--judge-repeats", "0"), ("--judge-records", "0")],
+)
+def test_probe_analyze_refuses_a_judge_option_out_of_range_without_a_judge_model(
+    tmp_path: Path, capsys, option: str, value: str
+) -> None:
+    """The judge options are checked by JudgeConfig's rules even when no --judge-model
+    makes them used: a value out of range is one line naming the option, exit 2."""
+    assert main(["probe", "analyze", str(tmp_path), option, value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"invalid {option.removeprefix('--')}={value}" in err[0]

@@ -231,17 +231,18 @@ def _check_analysis(args: argparse.Namespace) -> None:
 
 
 def _judge_config(args: argparse.Namespace) -> Any:
+    """The judge's settings, or None without ``--judge-model``. The judge options are
+    checked either way, so a value out of range is refused even where it is unused."""
     from toolaudit.probes import JudgeConfig
 
-    if args.judge_model is None:
-        return None
-    return JudgeConfig(
-        model=args.judge_model,
+    config = JudgeConfig(
+        model=args.judge_model or "(no judge model)",
         temperature=args.judge_temperature,
         n_repeats=args.judge_repeats,
         n_records=args.judge_records,
         seed=args.seed,
     )
+    return config if args.judge_model is not None else None
 
 
 def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
