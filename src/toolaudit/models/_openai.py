@@ -387,9 +387,7 @@ class OpenAIModel(NoChat):
             served = self.served
             context = served.decode(ctx, skip_special_tokens=False)
             continuation = served.decode(cont, skip_special_tokens=False)
-            return self._score_one(
-                client, context, continuation, pieces=_pieces(served, cont, continuation)
-            )
+            return self._score_one(client, context, continuation, cont_ids=cont)
         if self.scoring == "prompt_logprobs":
             resp = self._prompt_logprobs_request(client, ids)
             return prompt_logprobs_by_id(resp, ids, len(ctx), source=self.identity)
@@ -436,10 +434,10 @@ class OpenAIModel(NoChat):
         client: Any,
         context: str,
         continuation: str,
-        pieces: list[tuple[str, int]] | None = None,
+        cont_ids: Sequence[int] | None = None,
     ) -> list[float]:
-        """``pieces``: the continuation's tokens as (text, offset), when the local tokenizer
-        gives them (see :func:`_pieces`); otherwise the server's echo tokenizes it."""
+        """``cont_ids``: the continuation's ids from the local tokenizer, when there is
+        one; the forced path then tokenizes it locally (see :func:`_pieces`)."""
         prompt = context + continuation
         if self.scoring == "prompt_logprobs":
             resp = self._prompt_logprobs_request(client, prompt)
@@ -447,7 +445,7 @@ class OpenAIModel(NoChat):
         if self._echo_aligned is None:
             self._probe_echo(client)
         if self._echo_aligned is False:
-            return self._forced_scores(client, context, continuation, pieces)
+            return self._forced_scores(client, context, continuation, cont_ids)
         echo = self._echo(client, prompt, context=context)
         if echo.aligned:
             self._echo_aligned = True
@@ -459,7 +457,7 @@ class OpenAIModel(NoChat):
                 self.identity,
             )
             self._echo_aligned = False
-        return self._forced_scores(client, context, continuation, pieces)
+        return self._forced_scores(client, context, continuation, cont_ids)
 
     def _probe_echo(self, client: Any) -> None:
         """Learn whether the server's echo is aligned from a 3-token prompt, before a long
@@ -490,14 +488,15 @@ class OpenAIModel(NoChat):
         client: Any,
         context: str,
         continuation: str,
-        pieces: list[tuple[str, int]] | None = None,
+        cont_ids: Sequence[int] | None = None,
     ) -> list[float]:
         """Each continuation token's log-probability from a completion of the text before
         it with that token forced; the continuation is tokenized on its own, so a token
-        never straddles the context boundary: by the local tokenizer (``pieces``) when
+        never straddles the context boundary: by the local tokenizer (``cont_ids``) when
         there is one, else by an echo of it alone. The echo costs more than its own
         tokens: it replaces the server's cached prompt, so the next forced completion
         reads the whole context again (minutes at a few thousand tokens on a CPU)."""
+        pieces = _pieces(self.served, cont_ids, continuation) if cont_ids is not None else None
         if pieces is None:
             own = self._echo(client, continuation, context="")
             pieces = list(zip(own.tokens, own.offsets, strict=True))
