@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, print_json, progress
 from toolaudit.cli._validate import output_dir, seed
+
+if TYPE_CHECKING:
+    from toolaudit.faults import FaultsResult
 
 
 def register(sub: Any) -> None:
@@ -90,7 +93,7 @@ def register(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from toolaudit.errors import ConfigError
-    from toolaudit.faults import ARMS, FaultsConfig, run_faults
+    from toolaudit.faults import ARMS, FaultsAuditConfig, FaultsConfig, FaultsResult
 
     root = args.data_root or default_data_root()
     source = args.source
@@ -113,32 +116,33 @@ def _run(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:  # the config names its field; the user typed the option
         raise exc.for_option() from None
-    with progress("faults") as cb:
-        payload = run_faults(args.out, config=config, progress=cb)
-    from toolaudit.report import write_results
+    from toolaudit.audits import run_audit
 
-    write_results(args.out / "faults.json", payload)
-    write_faults_report(args.out, payload)
+    audit_config = FaultsAuditConfig(run=config, rows_dir=".")  # rows beside faults.json
+    with progress("faults") as cb:
+        result = run_audit("faults", args.out, config=audit_config, progress=cb)
+    assert isinstance(result, FaultsResult)
+    write_faults_report(args.out, result)
     if args.json:
-        print_json({"counts": payload["counts"], "summary": payload["summary"]})
+        print_json({"counts": result.counts, "summary": result.summary})
     return 0
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from toolaudit.faults import analyze
+    from toolaudit.faults import FaultsResult, analyze
 
-    payload = analyze(args.dir)
-    write_faults_report(args.dir, payload)
+    result = FaultsResult.from_payload(analyze(args.dir))
+    write_faults_report(args.dir, result)
     if args.json:
-        print_json({"counts": payload["counts"], "summary": payload["summary"]})
+        print_json({"counts": result.counts, "summary": result.summary})
     return 0
 
 
-def write_faults_report(out: Path, payload: dict[str, Any]) -> None:
-    """``report.md`` and ``report.html`` of a faults payload, its fallbacks listed once."""
+def write_faults_report(out: Path, result: FaultsResult) -> None:
+    """``report.md`` and ``report.html`` of a faults result, its fallbacks listed once."""
     from toolaudit.faults import report_section
     from toolaudit.report import with_fallbacks, write_report
 
-    fallbacks = payload["meta"].get("fallbacks") or []
-    sections = with_fallbacks([report_section(payload)], fallbacks, title="Faults")
+    doc = result.model_dump(mode="python", exclude_unset=True)
+    sections = with_fallbacks([report_section(doc)], result.fallbacks, title="Faults")
     write_report(out, "toolaudit faults", sections)

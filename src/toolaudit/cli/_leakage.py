@@ -201,83 +201,59 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``leakage.json``, ``report.md`` and ``report.html``."""
-    from toolaudit.errors import ConfigError, DataError
+    from toolaudit.audits import run_audit
+    from toolaudit.errors import ConfigError
     from toolaudit.leakage import (
+        LeakageAuditConfig,
+        LeakageResults,
         leakage_sections,
         return_freed_memory,
-        run_leakage,
-        write_leakage,
     )
-    from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, detect_format, load_examples, view_commands
+    from toolaudit.report import write_report
 
     try:
         cfg = _config(args)
     except ConfigError as exc:  # the config names its field; the user typed the option
         raise exc.for_option() from None
     return_freed_memory()  # freed block arrays leave the resident set at once
-    mapping = load_mapping(args)
-    examples: list[Any] = []
-    formats: set[str] = set()
-    for path in args.data:
-        if not path.exists():
-            raise DataError(f"{path}: no such file")
-        if path.is_dir():
-            raise DataError(f"{path}: is a directory, not a data file")
-        if mapping is None:
-            formats.add(detect_format(path))
-        else:  # a mapped file: labels come from rewards when the mapping makes Episodes
-            formats.add("mapped-episodes" if mapping.kind == "episodes" else "mapped")
-        # keep only what the audit reads: prompts and message copies can be large
-        examples.extend(
-            Example.model_construct(
-                id=e.id, label=e.label, group=e.group, split=e.split, tools=e.tools
-            )
-            for e in load_examples(path, threshold=args.threshold, mapping=mapping)
-        )
-    tool_names = sorted({t.name for e in examples for t in e.tools})
-    if args.dilution and args.carrier is not None and args.carrier not in tool_names:
-        # checked before the audit runs: the dilution sweep needs it only at the end
-        raise ConfigError.invalid("--carrier", tool_names, args.carrier)
-    label_source = "label" if formats <= {"examples", "mapped"} else "reward"
-    if examples and label_source == "reward" and len({e.label for e in examples}) < 2:
-        raise DataError(
-            f"threshold={args.threshold!r} gives every one of the {len(examples)} runs the "
-            f"label {examples[0].label} (reward >= threshold); choose a threshold inside "
-            "the rewards' range"
-        )
-    with progress("leakage") as cb:
-        result = run_leakage(examples, cfg, progress=cb)
-    payload = result.as_json()
-    payload["data"] = {
-        "files": [p.name for p in args.data],
-        "examples": len(examples),
-        "label_source": label_source,
-    }
-    if mapping is None and (views := view_commands(args.data)):
-        payload["data"]["view"] = views
-    meta = run_metadata(command="toolaudit leakage", seed=args.seed, config=cfg.as_json())
-    meta["fallbacks"] = [f.model_dump() for f in result.fallbacks]
-    path = write_leakage(args.out, payload, meta=meta)
-    sections = leakage_sections({**payload, "meta": meta})
+    config = LeakageAuditConfig(
+        leakage=cfg,
+        files=tuple(args.data),
+        threshold=args.threshold,
+        mapping=load_mapping(args),
+        command="toolaudit leakage",
+    )
+    try:
+        with progress("leakage") as cb:
+            result = run_audit("leakage", args.out, config=config, progress=cb)
+    except ConfigError as exc:  # an unknown carrier, found once the files are read
+        raise exc.for_option({"carrier": "--carrier"}) from None
+    assert isinstance(result, LeakageResults)
+    path = args.out / result.results_file
+    doc = result.model_dump(mode="python", exclude_unset=True)
     write_report(args.out, "toolaudit leakage",
-                 with_fallbacks(sections, meta["fallbacks"], title="Leakage"))  # fmt: skip
+                 with_fallbacks(leakage_sections(doc), result.fallbacks, title="Leakage"))  # fmt: skip
     for w in result.warnings:
         logger.warning("%s", visible(w))
+    verdict = result.verdict or {}
     if args.json:
         print_json(
             {
-                "scopes": payload["scopes"],
-                "verdict": payload["verdict"],
-                "warnings": payload["warnings"],
+                "scopes": doc["scopes"],
+                "verdict": doc["verdict"],
+                "warnings": doc["warnings"],
                 "path": str(path),
             }
         )
     else:
-        print(visible(result.verdict["sentence"]))
+        print(visible(verdict["sentence"]))
         print(f"wrote {visible(str(path))}")
         for f in dict.fromkeys(r.features for r in result.scopes):
-            table = result.table(f)
             # scope names are tool names from the trace: shown as text, controls visible
-            print(f"  {f}: " + ", ".join(f"{visible(s)}={a:.3f}" for s, a in table.items()))
-    return gate_exit(args, [result.verdict["kind"]])
+            cells = [
+                f"{visible(r.scope)}=" + ("undefined" if r.auroc is None else f"{r.auroc:.3f}")
+                for r in result.scopes
+                if r.features == f
+            ]
+            print(f"  {f}: " + ", ".join(cells))
+    return gate_exit(args, [verdict["kind"]])

@@ -8,7 +8,7 @@ site and the calls after it (seed: fault-readings-logprob).
 
 from __future__ import annotations
 
-from toolaudit.faults._contract import FAULTS_AUDIT
+from toolaudit.faults._contract import FAULTS_AUDIT, FaultsAuditConfig, FaultsResult
 from toolaudit.faults._intent import StatusStatement, contradiction, stated_status
 from toolaudit.faults._mini import mini_domain
 from toolaudit.faults._replay import (
@@ -43,7 +43,9 @@ __all__ = [
     "TOOL_SCHEMAS",
     "WRITE_TOOLS",
     "Candidate",
+    "FaultsAuditConfig",
     "FaultsConfig",
+    "FaultsResult",
     "NoSite",
     "RetailEnvironment",
     "Site",

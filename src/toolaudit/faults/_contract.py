@@ -23,11 +23,14 @@ DEMO_K_MAX = 0
 
 @dataclass(frozen=True, slots=True)
 class FaultsAuditConfig:
-    """The run's options (``FaultsConfig``, which also names the domain and data root)
-    and the settings the demo reduced (``relaxed``: recorded in ``meta.fallbacks``)."""
+    """The run's options (``FaultsConfig``, which also names the domain and data root),
+    the settings the demo reduced (``relaxed``: recorded in ``meta.fallbacks``), and
+    where under the output folder the resumable rows live (``rows_dir``: the demo keeps
+    them in ``faults_run/``; ``faults run`` writes them beside ``faults.json``, ``"."``)."""
 
     run: FaultsConfig = field(default_factory=FaultsConfig)
     relaxed: tuple[Fallback, ...] = ()
+    rows_dir: str = "faults_run"
 
 
 class FaultRow(ResultRecord):
@@ -99,9 +102,10 @@ class FaultsAudit:
     def run(
         self, config: FaultsAuditConfig, *, out_dir: Path, progress: ProgressFn | None = None
     ) -> FaultsResult:
-        """Run (or resume) into ``out_dir/faults_run``; the stand-in mini domain is a
-        fallback recorded by the run itself."""
-        payload = run_faults(Path(out_dir) / "faults_run", config=config.run, progress=progress)
+        """Run (or resume) with the rows in ``out_dir/<rows_dir>``; the stand-in mini
+        domain is a fallback recorded by the run itself."""
+        rows = Path(out_dir) / config.rows_dir
+        payload = run_faults(rows, config=config.run, progress=progress)
         return FaultsResult.from_payload(payload, config.relaxed)
 
     def headline(self, result: FaultsResult) -> Finding | None:

@@ -7,7 +7,12 @@ Spec: ``seeds/leakage-audit-pt2d-redaction.txt`` (method, Appendices C and E).
 from toolaudit.leakage._audit import LeakageResult, run_leakage
 from toolaudit.leakage._cluster import check_backend, require_distributed
 from toolaudit.leakage._config import DilutionConfig, LeakageConfig, ScopeResult
-from toolaudit.leakage._contract import LEAKAGE_AUDIT, LEAKAGE_REAL_AUDIT
+from toolaudit.leakage._contract import (
+    LEAKAGE_AUDIT,
+    LEAKAGE_REAL_AUDIT,
+    LeakageAuditConfig,
+    LeakageResults,
+)
 from toolaudit.leakage._engine import PT2DEngine, ToolColumns
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs
 from toolaudit.leakage._memory import return_freed_memory
@@ -18,6 +23,8 @@ from toolaudit.leakage._verdict import VERDICT_KINDS
 from toolaudit.leakage._words import CorpusSpec, WordCorpus
 
 __all__ = [
+    "LeakageAuditConfig",
+    "LeakageResults",
     "return_freed_memory",
     "VERDICT_KINDS",
     "check_backend",

@@ -16,6 +16,7 @@ from toolaudit.leakage._features import FEATURE_SETS
 from toolaudit.leakage._report import leakage_sections
 from toolaudit.report import Fallback, Finding, Section
 from toolaudit.tokens import TokenClassRecord
+from toolaudit.traces import DEFAULT_THRESHOLD, Example, FieldMapping
 
 # The demo's sizes (issue 16: the whole demo within 10 minutes on 2 cores).
 DEMO_N_BOOT = 300
@@ -26,11 +27,12 @@ DEMO_FEATURES = (FEATURE_SETS["char_wb_3_5"],)
 
 @dataclass(frozen=True, slots=True)
 class LeakageAuditConfig:
-    """The examples to audit (``data``: an Example JSONL; ``files``: result files read
-    through ``toolaudit.traces``, label = reward; neither: the controlled benchmark
-    generated at ``scale`` into the output folder when absent), the audit's own
-    settings, and the settings the demo relaxed (``relaxed``: recorded in
-    ``meta.fallbacks``)."""
+    """The examples to audit (``files``: result or example files read through
+    ``toolaudit.traces``, episode formats labelled by reward >= ``threshold``, each file
+    read through ``mapping`` when given; ``data``: an Example JSONL; neither: the
+    controlled benchmark generated at ``scale`` into the output folder when absent), the
+    audit's own settings, the settings the demo relaxed (``relaxed``: recorded in
+    ``meta.fallbacks``) and the command recorded in ``meta.command``."""
 
     leakage: LeakageConfig = field(default_factory=LeakageConfig)
     data: Path | None = None
@@ -38,6 +40,9 @@ class LeakageAuditConfig:
     scale: float = 0.05
     strength: float | None = None
     relaxed: tuple[Fallback, ...] = ()
+    threshold: float = DEFAULT_THRESHOLD
+    mapping: FieldMapping | None = None
+    command: str = "toolaudit demo (leakage)"
 
     def __post_init__(self) -> None:
         from toolaudit.datasets import validate_scale, validate_strength
@@ -203,14 +208,18 @@ class LeakageAudit:
     ) -> LeakageResults:
         """Audit the examples (generating the controlled benchmark when needed)."""
         from toolaudit.datasets import DATASET_NAME, STRENGTH, write_tcr_shortcut
-        from toolaudit.traces import Example, read_jsonl
+        from toolaudit.leakage._inputs import load_files
+        from toolaudit.traces import read_jsonl
 
         data = config.data
         if config.files:
-            from toolaudit.traces import load_examples, view_commands
-
-            examples = [e for f in config.files for e in load_examples(f)]
-            shown_files = [str(f) for f in config.files]
+            dilution = config.leakage.dilution
+            examples, shown = load_files(
+                config.files,
+                threshold=config.threshold,
+                mapping=config.mapping,
+                carrier=dilution.carrier if dilution is not None else None,
+            )
         else:
             if data is None:
                 data = Path(out_dir) / DATASET_NAME / "examples.jsonl"
@@ -222,17 +231,16 @@ class LeakageAudit:
                         strength=STRENGTH if config.strength is None else config.strength,
                     )
             examples = list(read_jsonl(data, Example))
-            shown_files = [str(data.relative_to(out_dir) if data.is_relative_to(out_dir) else data)]
+            name = data.relative_to(out_dir) if data.is_relative_to(out_dir) else data
+            shown = {"files": [str(name)], "examples": len(examples)}
+            if config.data is None:  # generated here: say how
+                shown.update(scale=config.scale, strength=config.strength)
         result = run_leakage(examples, config.leakage, progress=progress)
         payload = result.as_json()
-        payload["data"] = {"files": shown_files, "examples": len(examples)}
-        if config.files and (views := view_commands(config.files)):
-            payload["data"]["view"] = views
-        if config.data is None and not config.files:  # generated here: say how
-            payload["data"].update(scale=config.scale, strength=config.strength)
+        payload["data"] = shown
         fallbacks: list[Fallback] = [*getattr(result, "fallbacks", []), *config.relaxed]
         meta = result_meta(
-            command="toolaudit demo (leakage)",
+            command=config.command,
             seed=config.leakage.seed,
             config=config.leakage.as_json(),
             fallbacks=fallbacks,
