@@ -15,9 +15,8 @@ from toolaudit.cli._common import (
     progress,
 )
 from toolaudit.cli._validate import int_at_least, output_dir, output_file, positive_int, seed
-from toolaudit.errors import ConfigError, DataError, TraceFormatError
+from toolaudit.errors import ConfigError
 from toolaudit.report import visible, with_fallbacks
-from toolaudit.runs import append_run_log, check_run_config, exclusive, write_run_config
 
 
 def register(sub: Any) -> None:
@@ -124,9 +123,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _eval_filter(specs: list[str], examples: list[Any]) -> dict[str, list[str]]:
-    if not specs:
-        return {"split": ["test"]} if any(e.split == "test" for e in examples) else {}
+def _eval_filter(specs: list[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for spec in specs:
         key, sep, values = spec.partition("=")
@@ -136,119 +133,64 @@ def _eval_filter(specs: list[str], examples: list[Any]) -> dict[str, list[str]]:
     return out
 
 
-def _examples_path(data: Path, *, mapped: bool = False) -> Path:
-    """The Example JSONL to read: ``data`` itself or ``data/examples.jsonl``; another
-    trace format is refused with the command that converts it (unless a --mapping
-    reads it)."""
-    from toolaudit.traces import detect_format
-
-    path = data / "examples.jsonl" if data.is_dir() else data
-    if not path.is_file():
-        raise DataError(f"{path}: no such file (expected examples.jsonl)")
-    if mapped:
-        return path
-    fmt = detect_format(path)
-    if fmt != "examples":
-        raise TraceFormatError(
-            path,
-            None,
-            None,
-            f"this is a {fmt} file, but redact reads Example JSONL (id, label, group, "
-            f"tools, prompt); convert it first: toolaudit traces convert {path} --out "
-            "examples.jsonl",
-        )
-    return path
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the audit and write ``DIR/redaction.json``."""
-    from toolaudit.models import load_model
+    import json
+
+    from toolaudit.audits import run_audit
     from toolaudit.redaction import (
-        class_json,
+        RedactionResults,
+        RedactionStudyConfig,
         classes_from_leakage,
-        default_classes,
         parse_class_specs,
         report_sections,
-        run_redaction,
-        select_rows,
-        trim_examples,
-        write_outputs,
     )
-    from toolaudit.report import run_metadata, write_report
-    from toolaudit.traces import Example, load_examples, read_jsonl
+    from toolaudit.report import write_report
 
-    mapping = load_mapping(args)
-    path = _examples_path(args.data, mapped=mapping is not None)
-    if mapping is not None:
-        examples = list(load_examples(path, mapping=mapping))
-    else:
-        examples = list(read_jsonl(path, Example))
     classes = parse_class_specs(args.classes)
     if args.class_from is not None:
         have = {c.name for c in classes}
         classes += [c for c in classes_from_leakage(args.class_from) if c.name not in have]
-    if not classes:
-        classes = default_classes(examples)
-    eval_filter = _eval_filter(args.eval, examples)
-    rows = select_rows(examples, eval_filter=eval_filter, limit=args.limit, seed=args.seed)
-    keep = [t.strip() for t in args.keep_tools.split(",")] if args.keep_tools else None
-    if keep is not None or args.max_tool_lines is not None:
-        rows = trim_examples(rows, keep_tools=keep, max_lines=args.max_tool_lines)
-    config = {
-        "data": str(path),
-        "model": args.model,
-        "classes": [c.name for c in classes],
-        "eval": eval_filter,
-        "scoring": args.scoring,
-        "limit": args.limit,
-        "n_boot": args.n_boot,
-        "chat": bool(args.chat),
-        "keep_tools": keep,
-        "max_tool_lines": args.max_tool_lines,
-    }
-    # Every option that changes a result, classes with their sources; checked before
-    # anything is written (the model's cache included), recorded once the model loads.
-    run_config = {
-        **config,
-        "classes": [class_json(c) for c in classes],
-        "seed": args.seed,
-        "cache": str(args.cache) if args.cache else None,
-    }
-    check_run_config(args.out, run_config)
-    options: dict[str, Any] = {"chat": True} if args.chat else {}
-    cache = args.cache or args.out / "cache.sqlite"
-    args.out.mkdir(parents=True, exist_ok=True)
-    with exclusive(args.out):  # a second run into this folder is refused
-        model = load_model(args.model, cache=cache, **options)
-        write_run_config(args.out, run_config)
-        with progress("redaction") as cb:
-            result = run_redaction(
-                rows,
-                model,
-                classes=classes,
-                scoring=args.scoring,
-                seed=args.seed,
-                n_boot=args.n_boot,
-                batch_rows=args.batch_rows,
-                progress=cb,
-            )
-        calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
-        append_run_log(args.out, {"command": "toolaudit redact", "calls": calls})
-        meta = run_metadata(command="toolaudit redact", seed=args.seed, config=config)
-        out = write_outputs(args.out, result, classes, meta)
-        sections = with_fallbacks(report_sections(result), meta["fallbacks"], title="Redaction")
-        write_report(args.out, "toolaudit redaction audit", sections)
+    try:
+        config = RedactionStudyConfig(
+            data=args.data,
+            model=args.model,
+            classes=tuple(classes),
+            eval=_eval_filter(args.eval) if args.eval else None,
+            mapping=load_mapping(args),
+            scoring=args.scoring,
+            limit=args.limit,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            chat=bool(args.chat),
+            keep_tools=tuple(t.strip() for t in args.keep_tools.split(","))
+            if args.keep_tools
+            else None,
+            max_tool_lines=args.max_tool_lines,
+            cache=args.cache,
+            batch_rows=args.batch_rows,
+        )
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option() from None
+    with progress("redaction") as cb:
+        result = run_audit("redaction", args.out, config=config, progress=cb)
+    assert isinstance(result, RedactionResults)
+    out = args.out / result.results_file
+    sections = with_fallbacks(report_sections(result), result.fallbacks, title="Redaction")
+    write_report(args.out, "toolaudit redaction audit", sections)
+    log = (args.out / "run_log.jsonl").read_text(encoding="utf-8").splitlines()
+    calls = json.loads(log[-1])["calls"]  # this invocation's: the line the run appended
     if args.json:
-        import json
-
         # the results file, plus this invocation's call counters (kept out of the file)
         print_json({**json.loads(out.read_text(encoding="utf-8")), "run": {"calls": calls}})
     else:
         for v in result.variants:
             delta = "" if v.delta is None else f"  ΔA {v.delta:+.4f}"
+            auroc = "undefined" if v.auroc is None else f"{v.auroc:.4f}"
+            valid = "undefined" if v.valid_rate is None else f"{v.valid_rate:.2f}"
             sys.stdout.write(
-                f"{visible(v.name):>12}: AUROC {v.auroc:.4f}{delta}  replacements {v.replacements}  "
-                f"valid {v.valid_rate:.2f}\n"
+                f"{visible(v.name):>12}: AUROC {auroc}{delta}  replacements {v.replacements}  "
+                f"valid {valid}\n"
             )
         sys.stdout.write(
             f"calls: {calls['made']} made, {calls['cached']} cached; wrote {visible(str(out))}\n"

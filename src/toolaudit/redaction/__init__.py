@@ -31,7 +31,7 @@ from toolaudit.redaction._audit import (
     run_redaction,
     select_rows,
 )
-from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionResults
+from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionConfig, RedactionResults
 from toolaudit.redaction._registry import (
     BUILTIN_CLASSES,
     classes_from_leakage,
@@ -45,7 +45,7 @@ from toolaudit.redaction._report import (
     report_sections,
     result_payload,
     variant_findings,
-    write_outputs,
+    write_scores,
 )
 from toolaudit.redaction._scoring import (
     INVALID_SCORE,
@@ -55,6 +55,7 @@ from toolaudit.redaction._scoring import (
     parse_answer,
     score_rows,
 )
+from toolaudit.redaction._study import RedactionStudyConfig, examples_path, run_study
 from toolaudit.redaction._trim import trim_example, trim_examples
 from toolaudit.tokens import (
     DETECTOR_PATTERNS,
@@ -70,6 +71,10 @@ from toolaudit.tokens import (
 )
 
 __all__ = [
+    "RedactionConfig",
+    "RedactionStudyConfig",
+    "examples_path",
+    "run_study",
     "class_json",
     "REDACTION_AUDIT",
     "RedactionResults",
@@ -116,5 +121,5 @@ __all__ = [
     "trim_example",
     "trim_examples",
     "variant_findings",
-    "write_outputs",
+    "write_scores",
 ]

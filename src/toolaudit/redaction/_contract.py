@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings
 from toolaudit.errors import ConfigError, check_choice, check_min
+from toolaudit.redaction._study import RedactionStudyConfig, run_study
 from toolaudit.report import Fallback, Finding, Section
 
 DEMO_SCALE = 0.05
@@ -189,16 +190,24 @@ class RedactionAudit:
                                strength=SMALL_STRENGTH, relaxed=relaxed)  # fmt: skip
 
     def run(
-        self, config: RedactionConfig, *, out_dir: Path, progress: ProgressFn | None = None
+        self,
+        config: RedactionConfig | RedactionStudyConfig,
+        *,
+        out_dir: Path,
+        progress: ProgressFn | None = None,
     ) -> RedactionResults:
-        """Train the controlled model, redact each default class, re-score; writes the
-        per-row scores to ``out_dir/redaction_scores.jsonl`` and caches model answers in
+        """A :class:`RedactionStudyConfig` runs on the user's data and model
+        (:func:`run_study`). The demo's :class:`RedactionConfig` trains the controlled
+        model, redacts each default class and re-scores; it writes the per-row scores to
+        ``out_dir/redaction_scores.jsonl`` and caches model answers in
         ``out_dir/redaction_cache.sqlite``."""
+        if isinstance(config, RedactionStudyConfig):
+            return run_study(config, Path(out_dir), progress=progress)
         from toolaudit.datasets import STRENGTH, make_tcr_shortcut
         from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
         from toolaudit.redaction._audit import run_redaction, select_rows
         from toolaudit.redaction._registry import default_classes
-        from toolaudit.redaction._report import result_payload, write_outputs
+        from toolaudit.redaction._report import result_payload, write_scores
         from toolaudit.report import run_metadata
 
         strength = STRENGTH if config.strength is None else config.strength
@@ -229,9 +238,8 @@ class RedactionAudit:
                     "strength": config.strength},
             fallbacks=config.relaxed,
         )  # fmt: skip
-        write_outputs(Path(out_dir), result, classes, meta, scores_name="redaction_scores.jsonl")
-        doc = result_payload(result, classes, meta)
-        return RedactionResults.from_payload(doc)
+        write_scores(Path(out_dir), result, name="redaction_scores.jsonl")
+        return RedactionResults.from_payload(result_payload(result, classes, meta))
 
     def headline(self, result: RedactionResults) -> Finding | None:
         """pdb_id vs the peptide control (:func:`dependence_finding`)."""

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from toolaudit.redaction._apply import LOCATIONS
 from toolaudit.redaction._audit import RedactionResult
 from toolaudit.redaction._scoring import INVALID_SCORE, MIN_VALID_RATE, unreadable
-from toolaudit.report import RESULTS_SCHEMA_VERSION, Finding, Section, write_results
+from toolaudit.report import RESULTS_SCHEMA_VERSION, Finding, Section
 from toolaudit.tokens import (
     DetectorSource,
     FieldSource,
@@ -98,16 +98,9 @@ class ScoreRow(BaseModel):
     scores: dict[str, float]
 
 
-def write_outputs(
-    out_dir: Path,
-    result: RedactionResult,
-    classes: Sequence[TokenClass],
-    meta: dict[str, Any],
-    *,
-    scores_name: str = "scores.jsonl",
-) -> Path:
-    """Write ``redaction.json`` and the per-row scores (``scores_name``) into ``out_dir``;
-    returns the path of ``redaction.json``."""
+def write_scores(out_dir: Path, result: RedactionResult, name: str = "scores.jsonl") -> Path:
+    """Write the per-row scores (one line per row: its score under every variant) to
+    ``out_dir/name``; returns the path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = [
         ScoreRow(
@@ -120,8 +113,9 @@ def write_outputs(
             zip(result.row_ids, result.groups, result.labels, strict=True)
         )
     ]
-    write_jsonl(out_dir / scores_name, rows)
-    return write_results(out_dir / "redaction.json", result_payload(result, classes, meta))
+    path = out_dir / name
+    write_jsonl(path, rows)
+    return path
 
 
 def _ci(pair: Sequence[float | None] | None) -> str:
