@@ -43,9 +43,11 @@ def dump_result(result: AuditResult) -> dict[str, Any]:
     return doc
 
 
-def write_result(result: AuditResult, out_dir: str | Path) -> Path:
-    """Write ``result`` to ``out_dir/<its results file>``; returns the path."""
-    return write_results(Path(out_dir) / type(result).results_file, dump_result(result))
+def write_result(result: AuditResult, out_dir: str | Path, *, name: str | None = None) -> Path:
+    """Write ``result`` to ``out_dir/<name>`` (default: its model's results file);
+    returns the path."""
+    path = Path(out_dir) / (name or type(result).results_file)
+    return write_results(path, dump_result(result))
 
 
 def load_result(path: str | Path, model: type[ResultT]) -> ResultT:

@@ -19,13 +19,15 @@ def run_audit(
     seed: int = 0,
     data_root: Path | None = None,
     progress: ProgressFn | None = None,
+    results_file: str | None = None,
 ) -> AuditResult:
     """Run the registered audit ``name`` (its demo configuration unless ``config`` is
-    given) into ``out_dir`` and write its results file; returns the result."""
+    given) into ``out_dir`` and write its results file (``results_file`` under
+    ``out_dir``: the result model's own unless given); returns the result."""
     audit = load_audit(name)
     cfg = config if config is not None else audit.demo_config(seed=seed, data_root=data_root)
     result: AuditResult = audit.run(cfg, out_dir=Path(out_dir), progress=progress)
-    write_result(result, out_dir)
+    write_result(result, out_dir, name=results_file)
     return result
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -198,11 +199,6 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print probe.json on stdout")
 
 
-def _check_positive(name: str, value: float) -> None:
-    if not math.isfinite(value) or value <= 0:
-        raise ConfigError.invalid(name, "a positive number", value)
-
-
 def _check_range(name: str, value: float, low: float, high: float, *, low_open: bool) -> None:
     ok = math.isfinite(value) and (value > low if low_open else value >= low) and value <= high
     if not ok:
@@ -246,8 +242,7 @@ def _judge_config(args: argparse.Namespace) -> Any:
 
 
 def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
-    from toolaudit.probes import analyze_study, read_verdicts, study_section
-    from toolaudit.report import write_report
+    from toolaudit.probes import analyze_study, read_verdicts
 
     _check_analysis(args)
     verdicts = read_verdicts(args.verdicts) if args.verdicts else None
@@ -261,6 +256,14 @@ def _analyze_dir(args: argparse.Namespace, study: Path) -> int:
             judge=_judge_config(args),
             progress=cb,
         )
+    return _show(args, result, study)
+
+
+def _show(args: argparse.Namespace, result: dict[str, Any], study: Path) -> int:
+    """What ``probe run`` and ``probe analyze`` print and write after the analysis."""
+    from toolaudit.probes import study_section
+    from toolaudit.report import write_report
+
     if result["judge"].get("skipped"):
         sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
     if args.report:
@@ -301,76 +304,55 @@ def _f(v: float | None, width: int = 8) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from toolaudit.probes import DEFAULT_MODEL, N_TASKS, POLICIES, llm_factory, run_probe_study
+    from toolaudit.audits import run_audit
+    from toolaudit.probes import ProbeResult, ProbeStudyConfig, read_verdicts
 
-    _check_int("n-jobs", args.n_jobs, 1)
-    _check_int("seeds", args.seeds, 1)
-    _check_int("max-steps", args.max_steps, 1)
-    _check_range("temperature", args.temperature, 0.0, 2.0, low_open=False)
-    if args.tasks is not None:
-        _check_int("tasks", args.tasks, 1, N_TASKS)
-    _check_analysis(args)
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
-    known = [*POLICIES, "llm"]
-    policies = None
-    if args.policies is not None:
-        policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-        for p in policies or [""]:
-            if p not in known:
-                raise ConfigError.invalid("policies", known, p)
-    conditions = None
-    if args.conditions is not None:
-        from toolaudit.probes import CONDITIONS
-
-        conditions = ["original"]
-        for c in (c.strip() for c in args.conditions.split(",")):
-            if c not in CONDITIONS:
-                raise ConfigError.invalid("conditions", list(CONDITIONS), c)
-            if c not in conditions:
-                conditions.append(c)
-        conditions.sort(key=list(CONDITIONS).index)
-    llm = policies is not None and "llm" in policies
-    if args.model is not None and not llm:
+    if args.verdicts is not None and args.judge_model is not None:
+        raise ConfigError("give either --verdicts or --judge-model, not both")
+    if args.model is not None and (args.policies is None or "llm" not in args.policies):
         raise ConfigError("--model drives the 'llm' policy: add --policies llm (or drop --model)")
-    model = (args.model or DEFAULT_MODEL) if llm else None
-    agents = (
-        {"llm": llm_factory(model, temperature=args.temperature, max_steps=args.max_steps)}
-        if llm and model is not None
-        else None
-    )
-    agent_options = (
-        {"llm": {"model": model, "temperature": args.temperature, "max_steps": args.max_steps}}
-        if llm
-        else None
-    )
-    options = {
-        "model": model,
-        "temperature": args.temperature if llm else None,
-        "max_steps": args.max_steps if llm else None,
-        "judge_model": args.judge_model,
-        "judge_temperature": args.judge_temperature if args.judge_model else None,
-        "judge_records": args.judge_records if args.judge_model else None,
-        "judge_repeats": args.judge_repeats if args.judge_model else None,
-    }
-    with progress("probe runs", enabled=not args.json) as cb:
-        run_probe_study(
-            args.out,
+    policies = conditions = None
+    if args.policies is not None:
+        policies = tuple(p.strip() for p in args.policies.split(",") if p.strip())
+    if args.conditions is not None:
+        conditions = tuple(c.strip() for c in args.conditions.split(","))
+    try:
+        config = ProbeStudyConfig(
             suite=args.suite,
             n_seeds=args.seeds,
             seed=args.seed,
             n_jobs=args.n_jobs,
-            tasks=list(range(args.tasks)) if args.tasks is not None else None,
+            tasks=args.tasks,
             policies=policies,
             conditions=conditions,
-            progress=cb,
-            agents=agents,
-            agent_options=agent_options,
-            options=options,
+            model=args.model,
+            temperature=args.temperature,
+            max_steps=args.max_steps,
+            margin=args.margin,
+            n_boot=args.n_boot,
+            judge=_judge_config(args),
         )
-    if args.no_analyze:
-        return 0
-    return _analyze_dir(args, args.out)
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option({"n_seeds": "seeds"}) from None
+    if args.no_analyze:  # the records only: the study is analysed later ('probe analyze')
+        return _run_records(args, config)
+    if args.verdicts is not None:
+        config = replace(config, verdicts=tuple(read_verdicts(args.verdicts)))
+    with progress("probe", enabled=not args.json) as cb:
+        result = run_audit("probe", args.out, config=config, progress=cb,
+                           results_file="probe.json")  # fmt: skip
+    assert isinstance(result, ProbeResult)
+    return _show(args, result.model_dump(mode="python", exclude_unset=True), args.out)
+
+
+def _run_records(args: argparse.Namespace, config: Any) -> int:
+    from toolaudit.probes import run_records
+
+    with progress("probe runs", enabled=not args.json) as cb:
+        run_records(config, args.out, progress=cb)
+    return 0
 
 
 def _analyze(args: argparse.Namespace) -> int:

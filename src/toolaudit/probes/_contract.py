@@ -15,6 +15,7 @@ from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
 from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
+from toolaudit.probes._study_config import ProbeStudyConfig, run_study
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
@@ -79,9 +80,17 @@ class ProbeAudit:
         return ProbeConfig(seed=seed)
 
     def run(
-        self, config: ProbeConfig, *, out_dir: Path, progress: ProgressFn | None = None
+        self,
+        config: ProbeConfig | ProbeStudyConfig,
+        *,
+        out_dir: Path,
+        progress: ProgressFn | None = None,
     ) -> ProbeResult:
-        """Run (or resume) the study into ``out_dir/probe`` and analyse it."""
+        """A :class:`ProbeStudyConfig` (``probe run``) runs or resumes in ``out_dir``
+        itself and is analysed as asked. The demo's :class:`ProbeConfig` runs (or
+        resumes) the full scripted study into ``out_dir/probe`` and analyses it."""
+        if isinstance(config, ProbeStudyConfig):
+            return ProbeResult.from_payload(run_study(config, Path(out_dir), progress=progress))
         study = Path(out_dir) / "probe"
         run_probe_study(study, n_seeds=config.n_seeds, seed=config.seed, n_jobs=1,
                         progress=progress)  # fmt: skip
