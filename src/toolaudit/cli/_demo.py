@@ -27,6 +27,7 @@ from toolaudit.audits import (
     audit_sections,
     load_audit,
     result_meta,
+    run_audit,
     write_result,
 )
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, progress
@@ -181,8 +182,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             config = audit.demo_config(seed=args.seed, data_root=data_root)
             with progress(name) as cb:
-                result = audit.run(config, out_dir=out, progress=cb)
-            path = write_result(result, out)
+                result = run_audit(name, out, config=config, progress=cb)
+            path = out / result.results_file
             own = audit_sections(audit, result)
             sections += own
             targets.append((audit.title, own[0].title if own else None))

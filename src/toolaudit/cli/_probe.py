@@ -362,45 +362,35 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from toolaudit.probes import compare_files
-    from toolaudit.report import run_metadata, write_results
+    from toolaudit.audits import load_audit, run_audit
+    from toolaudit.probes import ProbeCompareConfig, ProbeCompareResult
 
-    _check_range("margin", args.margin, 0.0, 1.0, low_open=True)
-    _check_range("threshold", args.threshold, 0.0, 1.0, low_open=True)
-    _check_int("seed", args.seed, 0)
     if args.report and args.out is None:
         raise ConfigError("--report writes into --out DIR: give --out")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
-    result = compare_files(
-        args.a,
-        args.b,
-        margin=args.margin,
-        threshold=args.threshold,
-        exclude_premature=args.exclude_premature,
-        seed=args.seed,
-    )
-    result["meta"] = run_metadata(
-        command="probe compare",
-        seed=args.seed,
-        config={
-            "a": str(args.a),
-            "b": str(args.b),
-            "margin": args.margin,
-            "threshold": args.threshold,
-            "exclude_premature": args.exclude_premature,
-        },
-    )
-    if args.out:
-        write_results(args.out / "compare.json", result)
-        if args.report:
-            from toolaudit.probes import compare_section
-            from toolaudit.report import write_report
+    try:
+        config = ProbeCompareConfig(
+            paths=(args.a, args.b),
+            margin=args.margin,
+            threshold=args.threshold,
+            exclude_premature=args.exclude_premature,
+            seed=args.seed,
+        )
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option() from None
+    if args.out is None:  # nothing to write: the audit itself, its result printed
+        done = load_audit("probe_compare").run(config, out_dir=Path.cwd())
+    else:
+        done = run_audit("probe_compare", args.out, config=config, results_file="compare.json")
+    assert isinstance(done, ProbeCompareResult)
+    result = done.model_dump(mode="python", exclude_unset=True)
+    if args.report:
+        from toolaudit.probes import compare_section
+        from toolaudit.report import write_report
 
-            title = f"Paired comparison: {args.a.name} vs {args.b.name}"
-            write_report(
-                args.out, "toolaudit probe compare", [compare_section(result, title=title)]
-            )
+        title = f"Paired comparison: {args.a.name} vs {args.b.name}"
+        write_report(args.out, "toolaudit probe compare", [compare_section(result, title=title)])
     gate = gate_exit(args, _compare_findings(result))
     # result["warnings"] were logged as warnings (stderr) by compare_files.
     if args.json:

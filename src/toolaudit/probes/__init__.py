@@ -8,7 +8,13 @@ suite), :func:`compare_files` (two imported result files as a paired comparison)
 
 from toolaudit.probes._analysis import Run, analyze_runs, reduce_records
 from toolaudit.probes._compare import compare_files, compare_sides, read_side, rerun_flips
-from toolaudit.probes._contract import PROBE_AUDIT, PROBE_COMPARE_AUDIT, ProbeResult
+from toolaudit.probes._contract import (
+    PROBE_AUDIT,
+    PROBE_COMPARE_AUDIT,
+    ProbeCompareConfig,
+    ProbeCompareResult,
+    ProbeResult,
+)
 from toolaudit.probes._findings import compare_findings, sentence, study_findings
 from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
 from toolaudit.probes._judge_audit import VerdictRecord, judge_audit, read_verdicts
@@ -60,6 +66,8 @@ from toolaudit.probes._suite import N_TASKS
 from toolaudit.probes._verifier import CompositeVerifier, Score, Verifier
 
 __all__ = [
+    "ProbeCompareConfig",
+    "ProbeCompareResult",
     "ProbeResult",
     "ProbeStudyConfig",
     "run_records",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
-from toolaudit.errors import check_min
+from toolaudit.errors import ConfigError, check_min
 from toolaudit.probes._compare import compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
@@ -140,14 +140,24 @@ class ProbeAudit:
 
 @dataclass(frozen=True, slots=True)
 class ProbeCompareConfig:
-    """Two tau2-bench result files compared as B − A over the same tasks."""
+    """Two result files compared as B − A over the same tasks: ``paths`` (any two
+    files, as ``probe compare`` gives them) or else ``files`` by name under the data
+    root's ``tau2/simulations`` (the demo's pair, skipped when absent); the equivalence
+    ``margin`` of the 90% interval, the reward counted as a pass (``threshold``), whether
+    runs ended early are excluded, and the bootstrap seed."""
 
     data_root: Path | None = None
     files: tuple[str, str] = RETAIL_PAIR
     seed: int = 0
+    paths: tuple[Path, Path] | None = None
+    margin: float = 0.10
+    threshold: float = 0.5
+    exclude_premature: bool = False
 
     def __post_init__(self) -> None:
-        check_min("seed", self.seed, 0)
+        check_analysis(margin=self.margin, seed=self.seed, n_boot=1)
+        if not 0.0 < self.threshold <= 1.0:  # NaN fails too
+            raise ConfigError.invalid("threshold", "a number in (0, 1]", self.threshold)
 
 
 class ProbeCompareResult(AuditResult):
@@ -177,7 +187,15 @@ class ProbeCompareAudit:
     def run(
         self, config: ProbeCompareConfig, *, out_dir: Path, progress: ProgressFn | None = None
     ) -> ProbeCompareResult:
-        """Compare the pair; missing files are a recorded ``skipped_part``."""
+        """Compare the pair; the demo's files missing are a recorded ``skipped_part``."""
+        if config.paths is not None:
+            pa, pb = config.paths
+            doc = compare_files(pa, pb, margin=config.margin, threshold=config.threshold,
+                                exclude_premature=config.exclude_premature, seed=config.seed)  # fmt: skip
+            record = {"a": str(pa), "b": str(pb), "margin": config.margin,
+                      "threshold": config.threshold, "exclude_premature": config.exclude_premature}  # fmt: skip
+            meta = result_meta(command="probe compare", seed=config.seed, config=record)
+            return ProbeCompareResult.new(meta, **doc)
         a, b = config.files
         sim = Path(config.data_root) / "tau2" / "simulations" if config.data_root else None
         cfg = {"a": a, "b": b}
@@ -195,7 +213,8 @@ class ProbeCompareAudit:
             meta = result_meta(command="probe compare", seed=config.seed, config=cfg,
                                fallbacks=fallbacks)  # fmt: skip
             return ProbeCompareResult.new(meta)
-        doc = compare_files(sim / a, sim / b, seed=config.seed)
+        doc = compare_files(sim / a, sim / b, margin=config.margin, threshold=config.threshold,
+                            exclude_premature=config.exclude_premature, seed=config.seed)  # fmt: skip
         meta = result_meta(command="probe compare", seed=config.seed, config=cfg)
         return ProbeCompareResult.new(meta, **doc)
 
