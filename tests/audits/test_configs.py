@@ -4,6 +4,7 @@ caller gets the same one-line ConfigError the CLI prints, without the CLI."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,11 +14,11 @@ from toolaudit.errors import ConfigError
 from toolaudit.faults import FaultsConfig
 from toolaudit.leakage import DilutionConfig, LeakageConfig
 from toolaudit.leakage._contract import LeakageAuditConfig
-from toolaudit.probes import analyze_study
+from toolaudit.probes import ProbeStudyConfig, analyze_study
 from toolaudit.probes._contract import ProbeCompareConfig, ProbeConfig
 from toolaudit.probes._judge_protocol import JudgeConfig
 from toolaudit.probes._llm_contract import ProbeLLMConfig
-from toolaudit.redaction._contract import RedactionConfig
+from toolaudit.redaction import RedactionConfig, RedactionStudyConfig
 from toolaudit.traces._contract import TracesConfig
 
 BAD: list[tuple[str, Callable[[], Any], str]] = [
@@ -46,6 +47,18 @@ BAD: list[tuple[str, Callable[[], Any], str]] = [
     ("datasets-dataset", lambda: DatasetsConfig(dataset="nosuch"), "invalid dataset='nosuch'"),
     ("datasets-strength", lambda: DatasetsConfig(strength=9.0), "invalid strength=9.0"),
     ("traces-seed", lambda: TracesConfig(seed=-1), "invalid seed=-1"),
+    ("probe-study-seeds", lambda: ProbeStudyConfig(n_seeds=0), "invalid n_seeds=0"),
+    ("probe-study-tasks", lambda: ProbeStudyConfig(tasks=26), "invalid tasks=26"),
+    ("probe-study-policy", lambda: ProbeStudyConfig(policies=("nosuch",)), "invalid policies='nosuch'"),
+    ("probe-study-no-policy", lambda: ProbeStudyConfig(policies=()), "invalid policies=''"),
+    ("probe-study-condition", lambda: ProbeStudyConfig(conditions=("nosuch",)), "invalid conditions='nosuch'"),
+    ("probe-study-temperature", lambda: ProbeStudyConfig(temperature=float("inf")), "invalid temperature=inf"),
+    ("probe-study-model", lambda: ProbeStudyConfig(model="embedded:qwen"), "drives the 'llm' policy"),
+    ("probe-compare-threshold", lambda: ProbeCompareConfig(threshold=0.0), "invalid threshold=0.0"),
+    ("probe-compare-margin", lambda: ProbeCompareConfig(margin=0.0), "invalid margin=0.0"),
+    ("redaction-study-limit", lambda: RedactionStudyConfig(Path("x"), "m", limit=1), "invalid limit=1"),
+    ("redaction-study-scoring", lambda: RedactionStudyConfig(Path("x"), "m", scoring="vibes"), "invalid scoring='vibes'"),
+    ("redaction-study-eval", lambda: RedactionStudyConfig(Path("x"), "m", eval={"split": []}), "invalid eval="),
     ("probe-analysis-margin", lambda: analyze_study("/nonexistent", margin=float("nan")), "invalid margin=nan"),
     ("probe-analysis-n-boot", lambda: analyze_study("/nonexistent", n_boot=0), "invalid n_boot=0"),
 ]  # fmt: skip
@@ -64,6 +77,7 @@ def test_a_config_refuses_a_bad_value_on_construction(
 def test_every_default_config_constructs() -> None:
     for cls in (LeakageConfig, DilutionConfig, LeakageAuditConfig, FaultsConfig, ProbeConfig,
                 ProbeCompareConfig, ProbeLLMConfig, RedactionConfig, DatasetsConfig,
-                TracesConfig):  # fmt: skip
+                TracesConfig, ProbeStudyConfig):  # fmt: skip
         cls()
+    RedactionStudyConfig(Path("examples.jsonl"), "embedded:qwen")
     JudgeConfig("embedded:qwen")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -197,19 +196,6 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-records", type=int, default=20, help="records the judge grades")
     p.add_argument("--report", action="store_true", help="also write DIR/report.html")
     p.add_argument("--json", action="store_true", help="print probe.json on stdout")
-
-
-def _check_range(name: str, value: float, low: float, high: float, *, low_open: bool) -> None:
-    ok = math.isfinite(value) and (value > low if low_open else value >= low) and value <= high
-    if not ok:
-        bracket = "(" if low_open else "["
-        raise ConfigError.invalid(name, f"a number in {bracket}{low:g}, {high:g}]", value)
-
-
-def _check_int(name: str, value: int, low: int, high: int | None = None) -> None:
-    if value < low or (high is not None and value > high):
-        allowed = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
-        raise ConfigError.invalid(name, allowed, value)
 
 
 def _check_analysis(args: argparse.Namespace) -> None:
@@ -437,10 +423,12 @@ def _compare(args: argparse.Namespace) -> int:
 def _reruns(args: argparse.Namespace) -> int:
     from toolaudit.probes import read_side, rerun_flips
 
-    _check_range("threshold", args.threshold, 0.0, 1.0, low_open=True)
-    _check_int("seed", args.seed, 0)
     side = read_side(args.path)
-    result = {"file": side.summary(), **rerun_flips(side, threshold=args.threshold, seed=args.seed)}
+    try:
+        flips = rerun_flips(side, threshold=args.threshold, seed=args.seed)
+    except ConfigError as exc:  # the library names its setting; the user typed the option
+        raise exc.for_option() from None
+    result = {"file": side.summary(), **flips}
     if args.json:
         print_json(result)
     elif result["flip_rate"] is None:
@@ -458,14 +446,16 @@ def _judge(args: argparse.Namespace) -> int:
     from toolaudit.probes import judge_audit, read_verdicts
     from toolaudit.report import run_metadata, write_results
 
-    _check_range("native-threshold", args.native_threshold, 0.0, 1.0, low_open=True)
-    _check_int("seed", args.seed, 0)
-    result = judge_audit(
-        read_verdicts(args.verdicts),
-        reference_view=args.reference_view,
-        native_threshold=args.native_threshold,
-        seed=args.seed,
-    )
+    verdicts = read_verdicts(args.verdicts)
+    try:
+        result = judge_audit(
+            verdicts,
+            reference_view=args.reference_view,
+            native_threshold=args.native_threshold,
+            seed=args.seed,
+        )
+    except ConfigError as exc:  # the library names its setting; the user typed the option
+        raise exc.for_option() from None
     result["meta"] = run_metadata(
         command="probe judge",
         seed=args.seed,

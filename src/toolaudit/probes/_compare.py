@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.errors import DataError, TraceFormatError
+from toolaudit.errors import ConfigError, DataError, TraceFormatError, check_min
 from toolaudit.probes._stats import pass_hat_k, task_level_comparison, tau2_success
 from toolaudit.stats import cluster_mean_bootstrap, equivalence_verdict, mcnemar_exact
 from toolaudit.traces import Episode, load_episodes, view_command
@@ -149,10 +149,24 @@ def read_side(
     return side
 
 
+def check_pass_threshold(name: str, value: float) -> None:
+    """The reward counted as a pass must lie in (0, 1] (NaN fails): a ConfigError naming
+    the setting otherwise.
+
+    >>> check_pass_threshold("threshold", 0.0)
+    Traceback (most recent call last):
+    toolaudit.errors.ConfigError: invalid threshold=0.0; allowed: a number in (0, 1]
+    """
+    if not 0.0 < value <= 1.0:
+        raise ConfigError.invalid(name, "a number in (0, 1]", value)
+
+
 def rerun_flips(
     side: ResultSide, *, threshold: float = 0.5, seed: int = 0, n_boot: int = 2000
 ) -> dict[str, Any]:
     """Flip rate between identical reruns (trials of one task)."""
+    check_pass_threshold("threshold", threshold)
+    check_min("seed", seed, 0)
     clusters, flips = [], []
     for task, trials in sorted(side.rewards.items()):
         passes = [trials[k] >= threshold for k in sorted(trials)]
@@ -187,6 +201,7 @@ def compare_sides(
     n_boot: int = 2000,
 ) -> dict[str, Any]:
     """McNemar, paired difference with intervals and the equivalence verdict."""
+    check_pass_threshold("threshold", threshold)
     common = sorted(set(a.rewards) & set(b.rewards), key=_natural)
     only_a = sorted(set(a.rewards) - set(b.rewards), key=_natural)
     only_b = sorted(set(b.rewards) - set(a.rewards), key=_natural)

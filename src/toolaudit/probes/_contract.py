@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
-from toolaudit.errors import ConfigError, check_min
-from toolaudit.probes._compare import compare_files
+from toolaudit.errors import check_min
+from toolaudit.probes._compare import check_pass_threshold, compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
 from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
@@ -156,8 +156,7 @@ class ProbeCompareConfig:
 
     def __post_init__(self) -> None:
         check_analysis(margin=self.margin, seed=self.seed, n_boot=1)
-        if not 0.0 < self.threshold <= 1.0:  # NaN fails too
-            raise ConfigError.invalid("threshold", "a number in (0, 1]", self.threshold)
+        check_pass_threshold("threshold", self.threshold)
 
 
 class ProbeCompareResult(AuditResult):

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from toolaudit.errors import DataError
+from toolaudit.errors import DataError, check_min
 from toolaudit.stats import cluster_mean_bootstrap
 from toolaudit.traces import read_jsonl
 
@@ -87,6 +87,10 @@ def judge_audit(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Flip rates, between-judge disagreement and agreement with native reward."""
+    from toolaudit.probes._compare import check_pass_threshold
+
+    check_pass_threshold("native_threshold", native_threshold)
+    check_min("seed", seed, 0)
     if not verdicts:
         raise DataError("judge audit: no verdict records")
     table: dict[tuple[str, str, int, str], str] = {}
