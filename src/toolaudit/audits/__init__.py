@@ -16,7 +16,7 @@ from toolaudit.audits._contract import (
     meta_from_payload,
     results_path,
 )
-from toolaudit.audits._demo_budget import DEMO_BUDGET, relaxed_settings
+from toolaudit.audits._demo_budget import relaxed_settings
 from toolaudit.audits._io import (
     dump_result,
     load_result,
@@ -27,7 +27,6 @@ from toolaudit.audits._registry import (
     AUDITS,
     Registration,
     audit_commands,
-    audit_names,
     load_audit,
 )
 from toolaudit.audits._run import load_results, run_audit
@@ -35,7 +34,6 @@ from toolaudit.report import Fallback, Finding, ResultMeta
 
 __all__ = [
     "AUDITS",
-    "DEMO_BUDGET",
     "Audit",
     "AuditResult",
     "HasHeadline",
@@ -47,7 +45,6 @@ __all__ = [
     "ResultMeta",
     "audit_commands",
     "audit_headline",
-    "audit_names",
     "audit_sections",
     "dump_result",
     "load_audit",

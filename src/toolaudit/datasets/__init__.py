@@ -7,7 +7,6 @@ with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut`
 from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
 from toolaudit.datasets._identifiers import (
     BATCHES,
-    GROUP_STRENGTH,
     STRENGTH,
     prefix_auroc,
     validate_strength,
@@ -15,11 +14,9 @@ from toolaudit.datasets._identifiers import (
 from toolaudit.datasets._plan import TCR_TABLE2, Cell, plan_counts, validate_scale
 from toolaudit.datasets._tcr_shortcut import (
     DATASET_NAME,
-    DATASET_VERSION,
     SMALL_SCALE,
     SMALL_STRENGTH,
     DatasetManifest,
-    iter_tcr_shortcut,
     make_tcr_shortcut,
     write_tcr_shortcut,
 )
@@ -30,8 +27,6 @@ __all__ = [
     "BATCHES",
     "DATASETS",
     "DATASET_NAME",
-    "DATASET_VERSION",
-    "GROUP_STRENGTH",
     "SMALL_SCALE",
     "SMALL_STRENGTH",
     "STRENGTH",
@@ -41,7 +36,6 @@ __all__ = [
     "Cell",
     "DatasetManifest",
     "DatasetsConfig",
-    "iter_tcr_shortcut",
     "make_tcr_shortcut",
     "plan_counts",
     "prefix_auroc",

@@ -19,10 +19,9 @@ from toolaudit.faults._replay import (
     first_call_site,
     make_arms,
     replay,
-    trajectory_from_episode,
 )
 from toolaudit.faults._report import report_section
-from toolaudit.faults._retail import READ_TOOLS, REREAD_TOOLS, WRITE_TOOLS, RetailEnvironment
+from toolaudit.faults._retail import WRITE_TOOLS, RetailEnvironment
 from toolaudit.faults._run import FaultsConfig, analyze, run_faults
 from toolaudit.faults._schemas import TOOL_SCHEMAS
 from toolaudit.faults._summary import summarize, table_rows
@@ -38,8 +37,6 @@ __all__ = [
     "FAULTS_AUDIT",
     "ARMS",
     "DROPOUT_REASONS",
-    "READ_TOOLS",
-    "REREAD_TOOLS",
     "TOOL_SCHEMAS",
     "WRITE_TOOLS",
     "Candidate",
@@ -65,5 +62,4 @@ __all__ = [
     "stated_status",
     "summarize",
     "table_rows",
-    "trajectory_from_episode",
 ]

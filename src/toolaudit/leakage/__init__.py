@@ -18,7 +18,7 @@ from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, featu
 from toolaudit.leakage._memory import return_freed_memory
 from toolaudit.leakage._partition import Partition, Selection, make_partition
 from toolaudit.leakage._provenance import TokenClass
-from toolaudit.leakage._report import leakage_sections, write_leakage
+from toolaudit.leakage._report import leakage_sections
 from toolaudit.leakage._verdict import VERDICT_KINDS
 from toolaudit.leakage._words import CorpusSpec, WordCorpus
 
@@ -49,5 +49,4 @@ __all__ = [
     "leakage_sections",
     "make_partition",
     "run_leakage",
-    "write_leakage",
 ]

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 from toolaudit.leakage._verdict import outcome_note, verdict_sentence
-from toolaudit.report import Finding, Section, write_results
+from toolaudit.report import Finding, Section
 
 logger = logging.getLogger(__name__)
 
 _FEATURE_ORDER = ("word_1_2", "char_wb_2_5", "char_wb_3_5")
-
-
-def write_leakage(out_dir: str | Path, payload: dict[str, Any], *, meta: dict[str, Any]) -> Path:
-    """Write ``out_dir/leakage.json`` (``payload`` plus ``meta``)."""
-    return write_results(Path(out_dir) / "leakage.json", {**payload, "meta": meta})
 
 
 def _features(payload: dict[str, Any]) -> list[str]:

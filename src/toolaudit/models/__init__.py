@@ -8,19 +8,17 @@ when its name is used.
 
 from toolaudit.models._actions import CALL_OPENERS, CallReply, call_reply_probabilities
 from toolaudit.models._base import (
-    CAPABILITIES,
     TRUNCATE,
     CapabilityError,
     ContextLengthError,
     Generation,
     LanguageModel,
 )
-from toolaudit.models._cache import CachedModel, ResponseCache, request_key
+from toolaudit.models._cache import CachedModel
 from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
 from toolaudit.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED,
-    cache_root,
     embedded_gguf_path,
     embedded_model_dir,
     load_causal_lm,
@@ -38,7 +36,6 @@ from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_to
 __all__ = [
     "BACKENDS",
     "CALL_OPENERS",
-    "CAPABILITIES",
     "DEFAULT_EMBEDDED",
     "EMBEDDED",
     "TRUNCATE",
@@ -50,10 +47,8 @@ __all__ = [
     "LanguageModel",
     "ModelSpec",
     "ParsedCalls",
-    "ResponseCache",
     "ScoreAgreement",
     "SklearnModel",
-    "cache_root",
     "call_reply_probabilities",
     "compare_models",
     "embedded_gguf_path",
@@ -65,7 +60,6 @@ __all__ = [
     "option_logprob",
     "parse_spec",
     "parse_tool_calls",
-    "request_key",
     "save_pipeline",
     "score_agreement",
     "train_controlled_model",

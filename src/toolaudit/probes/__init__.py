@@ -15,11 +15,10 @@ from toolaudit.probes._contract import (
     ProbeCompareResult,
     ProbeResult,
 )
-from toolaudit.probes._findings import compare_findings, sentence, study_findings
+from toolaudit.probes._findings import sentence, study_findings
 from toolaudit.probes._harness import Environment, RunSpec, run_one, run_study, study_specs
 from toolaudit.probes._judge_audit import VerdictRecord, judge_audit, read_verdicts
 from toolaudit.probes._judge_protocol import (
-    VIEWS,
     JudgeConfig,
     judge_messages,
     judge_records,
@@ -43,7 +42,7 @@ from toolaudit.probes._mutations import (
     condition_config,
     invert_episode,
 )
-from toolaudit.probes._policies import POLICIES, Agent, make_policy
+from toolaudit.probes._policies import Agent
 from toolaudit.probes._report import compare_section, study_section
 from toolaudit.probes._runconfig import check_run_config, read_run_config
 from toolaudit.probes._selection import selection_experiment
@@ -52,7 +51,6 @@ from toolaudit.probes._stats import (
     cluster_mean_replicates,
     corrected_equivalence,
     pass_hat_k,
-    task_level_comparison,
 )
 from toolaudit.probes._study import (
     analyze_study,
@@ -80,10 +78,8 @@ __all__ = [
     "CONDITIONS",
     "JudgeConfig",
     "Replicates",
-    "VIEWS",
     "check_run_config",
     "cluster_mean_replicates",
-    "compare_findings",
     "corrected_equivalence",
     "judge_messages",
     "judge_records",
@@ -92,7 +88,6 @@ __all__ = [
     "read_run_config",
     "render_record",
     "sentence",
-    "POLICIES",
     "Agent",
     "Compose",
     "CompositeVerifier",
@@ -122,7 +117,6 @@ __all__ = [
     "invert_episode",
     "judge_audit",
     "load_records",
-    "make_policy",
     "read_side",
     "read_verdicts",
     "reduce_records",
@@ -132,7 +126,6 @@ __all__ = [
     "run_study",
     "selection_experiment",
     "study_findings",
-    "task_level_comparison",
     "study_section",
     "study_specs",
 ]

@@ -12,18 +12,15 @@ Example:
 """
 
 from toolaudit.redaction._apply import (
-    LOCATIONS,
     RedactionOutcome,
     RedactionResidualError,
     Residual,
     RowRedaction,
     check_residuals,
     collect_values,
-    find_residuals,
     redact_example,
     redact_examples,
     redact_row,
-    redact_text,
 )
 from toolaudit.redaction._audit import (
     RedactionResult,
@@ -36,27 +33,23 @@ from toolaudit.redaction._registry import (
     BUILTIN_CLASSES,
     classes_from_leakage,
     default_classes,
-    is_controlled,
     parse_class_specs,
 )
 from toolaudit.redaction._report import (
-    class_json,
     finding_sentence,
     report_sections,
     result_payload,
     variant_findings,
-    write_scores,
 )
 from toolaudit.redaction._scoring import (
     INVALID_SCORE,
     SCORINGS,
     RowScores,
-    model_input,
     parse_answer,
     score_rows,
 )
-from toolaudit.redaction._study import RedactionStudyConfig, examples_path, run_study
-from toolaudit.redaction._trim import trim_example, trim_examples
+from toolaudit.redaction._study import RedactionStudyConfig, run_study
+from toolaudit.redaction._trim import trim_examples
 from toolaudit.tokens import (
     DETECTOR_PATTERNS,
     FORMAT_PATTERNS,
@@ -73,16 +66,13 @@ from toolaudit.tokens import (
 __all__ = [
     "RedactionConfig",
     "RedactionStudyConfig",
-    "examples_path",
     "run_study",
-    "class_json",
     "REDACTION_AUDIT",
     "RedactionResults",
     "BUILTIN_CLASSES",
     "DETECTOR_PATTERNS",
     "FORMAT_PATTERNS",
     "INVALID_SCORE",
-    "LOCATIONS",
     "SCORINGS",
     "DetectorSource",
     "FieldSource",
@@ -100,26 +90,20 @@ __all__ = [
     "classes_from_leakage",
     "collect_values",
     "default_classes",
-    "find_residuals",
     "finding_sentence",
     "detect",
-    "is_controlled",
     "make_class",
-    "model_input",
     "parse_answer",
     "parse_class_specs",
     "placeholder_for",
     "redact_example",
     "redact_row",
     "redact_examples",
-    "redact_text",
     "report_sections",
     "result_payload",
     "run_redaction",
     "score_rows",
     "select_rows",
-    "trim_example",
     "trim_examples",
     "variant_findings",
-    "write_scores",
 ]

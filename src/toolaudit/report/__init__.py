@@ -23,7 +23,6 @@ from toolaudit.report._document import (
 from toolaudit.report._findings import (
     RESULTS_SCHEMA_VERSION,
     Fallback,
-    FallbackKind,
     Finding,
     ResultMeta,
     headline_sentence,
@@ -32,7 +31,6 @@ from toolaudit.report._findings import (
 from toolaudit.report._meta import (
     clean_json,
     file_digest,
-    package_versions,
     run_metadata,
     write_results,
 )
@@ -46,7 +44,6 @@ __all__ = [
     "visible",
     "RESULTS_SCHEMA_VERSION",
     "Fallback",
-    "FallbackKind",
     "Finding",
     "ResultMeta",
     "record_fallback",
@@ -60,7 +57,6 @@ __all__ = [
     "figure_png",
     "new_figure",
     "fmt",
-    "package_versions",
     "render_html",
     "render_markdown",
     "run_metadata",

@@ -33,7 +33,6 @@ from toolaudit.tokens._detectors import (
     L,
     R,
     detect,
-    group_spans,
 )
 
 __all__ = [
@@ -53,7 +52,6 @@ __all__ = [
     "TokenClass",
     "TokenClassRecord",
     "detect",
-    "group_spans",
     "make_class",
     "placeholder_for",
     "record_values",

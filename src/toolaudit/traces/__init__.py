@@ -19,16 +19,14 @@ from toolaudit.traces._domain import Domain, DomainTask, ReferenceAction, load_d
 from toolaudit.traces._formats import (
     FORMAT_NAMES,
     FORMATS,
-    FormatSpec,
     TraceFormat,
     detect_format,
     load_episodes,
     load_examples,
 )
-from toolaudit.traces._jsonl import append_jsonl, iter_json_objects, read_jsonl, write_jsonl
+from toolaudit.traces._jsonl import read_jsonl, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
-    SCHEMA_VERSION,
     ChatMessage,
     Episode,
     Example,
@@ -49,7 +47,6 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "FORMATS",
     "FORMAT_NAMES",
-    "SCHEMA_VERSION",
     "ChatMessage",
     "ConversionCounts",
     "Domain",
@@ -57,20 +54,17 @@ __all__ = [
     "Episode",
     "Example",
     "FieldMapping",
-    "FormatSpec",
     "Message",
     "ReferenceAction",
     "ToolCall",
     "ToolSection",
     "TraceFormat",
     "TraceSummary",
-    "append_jsonl",
     "detect_format",
     "episode_id",
     "episode_to_example",
     "episodes_to_examples",
     "inspect_path",
-    "iter_json_objects",
     "load_domain",
     "load_episodes",
     "load_examples",
