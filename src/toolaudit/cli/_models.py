@@ -6,13 +6,16 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from toolaudit.cli._common import add_parser, print_json
 from toolaudit.cli._validate import finite_float, output_file, positive_int, seed
 from toolaudit.errors import DataError
 from toolaudit.models import TRUNCATE
 from toolaudit.report import visible
+
+if TYPE_CHECKING:
+    from toolaudit.models import ChatTurn, ToolSpec
 
 
 def register(sub: Any) -> None:
@@ -245,7 +248,10 @@ def _score_chat(args: argparse.Namespace) -> int:
     messages = _read_json_list(args.messages, "messages")
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
     lm = _load(args)
-    got = call_reply_probabilities(lm, messages, tools)
+    # the user's JSON, in the OpenAI chat layout the model layer takes (not checked here:
+    # a template that cannot read it says so when rendering)
+    got = call_reply_probabilities(lm, cast("list[ChatTurn]", messages),
+                                   cast("list[ToolSpec] | None", tools))  # fmt: skip
     result = {
         "model": lm.identity,
         "messages": len(messages),

@@ -11,23 +11,28 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from toolaudit.errors import ModelError
 from toolaudit.faults._replay import Event, Text, ToolStep
 from toolaudit.faults._schemas import TOOL_SCHEMAS
+from toolaudit.models import ChatTurn, FunctionSpec, ToolSpec
 
 #: Placeholder rendered where a scored return goes (cut out of the rendered text).
 SLOT = "TOOLAUDIT_RETURN_SLOT_7F3A"
 
 
-def tool_specs(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def tool_specs(names: Sequence[str] | None = None) -> list[ToolSpec]:
     """The retail tools as OpenAI function schemas, in schema order (or ``names``)."""
     chosen = list(TOOL_SCHEMAS) if names is None else list(names)
-    return [{"type": "function", "function": {"name": n, **TOOL_SCHEMAS[n]}} for n in chosen]
+    # the schema's own key order (name, description, parameters) is what templates print
+    return [
+        {"type": "function", "function": cast(FunctionSpec, {"name": n, **TOOL_SCHEMAS[n]})}
+        for n in chosen
+    ]
 
 
-def call_message(step: ToolStep, call_id: str) -> dict[str, Any]:
+def call_message(step: ToolStep, call_id: str) -> ChatTurn:
     """The assistant message that makes one tool call."""
     return {
         "role": "assistant",
@@ -42,7 +47,7 @@ def call_message(step: ToolStep, call_id: str) -> dict[str, Any]:
     }
 
 
-def event_messages(event: Event, index: int, *, content: str | None = None) -> list[dict[str, Any]]:
+def event_messages(event: Event, index: int, *, content: str | None = None) -> list[ChatTurn]:
     """One event as messages: a text turn, or a call and its return (``content``
     replaces the return when given)."""
     if isinstance(event, Text):
@@ -63,9 +68,7 @@ class Split:
     after: str
 
 
-def render_split(
-    lm: Any, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None
-) -> Split:
+def render_split(lm: Any, messages: Sequence[ChatTurn], tools: Sequence[ToolSpec] | None) -> Split:
     """Render ``messages`` (whose last message is a tool return holding ``SLOT``) and cut
     the text at the slot."""
     text = lm.render(messages, tools, add_generation_prompt=False)
@@ -78,7 +81,7 @@ def render_split(
     return Split(before, after)
 
 
-def schema_only_messages(step: ToolStep) -> list[dict[str, Any]]:
+def schema_only_messages(step: ToolStep) -> list[ChatTurn]:
     """The S0 conditioning c0: the call alone, its return slot (the schema is the
     ``tools`` argument)."""
     return event_messages(step, 0, content=SLOT)

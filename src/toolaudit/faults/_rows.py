@@ -22,6 +22,7 @@ from toolaudit.faults._chat import SLOT, event_messages, render_split, schema_on
 from toolaudit.faults._chat import tool_specs as _specs
 from toolaudit.faults._replay import ArmPayload, Site, ToolStep, Trajectory, reference_after
 from toolaudit.faults._retail import REREAD_TOOLS, WRITE_TOOLS
+from toolaudit.models import ChatTurn
 
 
 def _mean(lp: Sequence[float]) -> float:
@@ -43,7 +44,7 @@ def task_rows(
     specs = _specs(tools)
     events = traj.events
     steps = traj.step_indices()
-    head: list[dict[str, Any]] = [{"role": "system", "content": policy}] if policy else []
+    head: list[ChatTurn] = [{"role": "system", "content": policy}] if policy else []
     for i, ev in enumerate(events[: site.event]):
         head += event_messages(ev, i)
     site_step = events[site.event]

@@ -10,9 +10,12 @@ from toolaudit.models._actions import CALL_OPENERS, CallReply, call_reply_probab
 from toolaudit.models._base import (
     TRUNCATE,
     CapabilityError,
+    ChatTurn,
     ContextLengthError,
+    FunctionSpec,
     Generation,
     LanguageModel,
+    ToolSpec,
 )
 from toolaudit.models._cache import CachedModel
 from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
@@ -34,6 +37,9 @@ from toolaudit.models._sklearn import (
 from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
 
 __all__ = [
+    "ChatTurn",
+    "FunctionSpec",
+    "ToolSpec",
     "BACKENDS",
     "CALL_OPENERS",
     "DEFAULT_EMBEDDED",

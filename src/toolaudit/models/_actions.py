@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolaudit.models._base import LanguageModel
+from toolaudit.models._base import ChatTurn, LanguageModel, ToolSpec
 
 #: Each opener a model uses to start a tool call -> the text from the opener up to the
 #: tool's name (the name follows), as the chat templates of the embedded models write it.
@@ -42,8 +42,8 @@ class CallReply:
 
 def call_reply_probabilities(
     lm: LanguageModel,
-    messages: Sequence[dict[str, Any]],
-    tools: Sequence[dict[str, Any]] | None = None,
+    messages: Sequence[ChatTurn],
+    tools: Sequence[ToolSpec] | None = None,
     *,
     openers: Sequence[str] = tuple(CALL_OPENERS),
 ) -> CallReply:

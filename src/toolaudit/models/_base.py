@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    Required,
+    TypedDict,
+    runtime_checkable,
+)
 
 from toolaudit.errors import ModelError
 
@@ -16,6 +25,33 @@ CAPABILITIES: tuple[str, ...] = ("loglikelihood", "render", "generate", "tools")
 Truncate = Literal["error", "left", "middle"]
 TRUNCATE: tuple[str, ...] = ("error", "left", "middle")
 FinishReason = Literal["stop", "length", "tool_calls"]
+
+
+class ChatTurn(TypedDict, total=False):
+    """One chat message as the model layer takes it, in the OpenAI chat layout every
+    chat template reads: ``role`` and ``content``, plus ``tool_calls`` on an assistant
+    turn that calls tools and ``tool_call_id`` / ``name`` on a tool's result."""
+
+    role: Required[str]
+    content: str | None
+    tool_calls: list[dict[str, Any]]
+    tool_call_id: str
+    name: str
+
+
+class FunctionSpec(TypedDict, total=False):
+    """A tool's name, description and JSON-schema ``parameters``."""
+
+    name: Required[str]
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolSpec(TypedDict):
+    """One tool schema in the OpenAI layout: ``{"type": "function", "function": ...}``."""
+
+    type: Literal["function"]
+    function: FunctionSpec
 
 
 class ContextLengthError(ModelError, ValueError):
@@ -91,8 +127,8 @@ class LanguageModel(Protocol):
 
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
     ) -> str:
@@ -101,8 +137,8 @@ class LanguageModel(Protocol):
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,
@@ -198,8 +234,8 @@ class NoChat:
 
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
     ) -> str:
@@ -208,8 +244,8 @@ class NoChat:
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,

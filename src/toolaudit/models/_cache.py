@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import DataError
-from toolaudit.models._base import Generation, LanguageModel, checked_logprobs
+from toolaudit.models._base import ChatTurn, Generation, LanguageModel, ToolSpec, checked_logprobs
 
 logger = logging.getLogger(__name__)
 
@@ -190,8 +190,8 @@ class CachedModel:
 
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
     ) -> str:
@@ -200,8 +200,8 @@ class CachedModel:
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,

@@ -15,7 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolaudit.errors import ModelError
-from toolaudit.models._base import Generation, NoChat, checked_logprobs, cut_at_stop, unsupported
+from toolaudit.models._base import (
+    ChatTurn,
+    Generation,
+    NoChat,
+    ToolSpec,
+    checked_logprobs,
+    cut_at_stop,
+    unsupported,
+)
 from toolaudit.models._toolcalls import parse_tool_calls
 
 
@@ -83,8 +91,8 @@ class CallableModel(NoChat):
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
-from toolaudit.models._base import Generation, unsupported
+from toolaudit.models._base import ChatTurn, Generation, ToolSpec, unsupported
 from toolaudit.models._context import TruncationCounter, check_truncate, fit_context
 from toolaudit.models._template import normalize_messages
 
@@ -258,8 +258,8 @@ class HFModel:
     # -- chat ----------------------------------------------------------------------
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
     ) -> str:
@@ -360,8 +360,8 @@ class HFModel:
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
-from toolaudit.models._base import Generation, unsupported
+from toolaudit.models._base import ChatTurn, Generation, ToolSpec, unsupported
 from toolaudit.models._hf import HFModel
 
 logger = logging.getLogger(__name__)
@@ -307,8 +307,8 @@ class LlamaModel(HFModel):
 
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,

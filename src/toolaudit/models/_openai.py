@@ -46,8 +46,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
 from toolaudit.models._base import (
+    ChatTurn,
     Generation,
     NoChat,
+    ToolSpec,
     checked_logprobs,
     cut_at_stop,
     unsupported,
@@ -519,8 +521,8 @@ class OpenAIModel(NoChat):
 
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
     ) -> str:
@@ -535,7 +537,7 @@ class OpenAIModel(NoChat):
         return text
 
     def _check_chat(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None, text: str
+        self, messages: Sequence[ChatTurn], tools: Sequence[ToolSpec] | None, text: str
     ) -> None:
         """Once: the server's own template must make as many tokens of the chat as the
         local rendering."""
@@ -578,8 +580,8 @@ class OpenAIModel(NoChat):
     @_answer_layout
     def generate(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         max_tokens: int = 256,
         temperature: float = 0.0,
@@ -627,8 +629,8 @@ class OpenAIModel(NoChat):
     def _generate_rendered(
         self,
         client: Any,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None,
         max_tokens: int,
         temperature: float,
         seed: int | None,
@@ -747,9 +749,9 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _wire_message(m: dict[str, Any]) -> dict[str, Any]:
+def _wire_message(m: ChatTurn) -> ChatTurn:
     """An OpenAI wire message: tool-call arguments as JSON strings, content never None."""
-    out = dict(m)
+    out = ChatTurn(**m)
     if out.get("tool_calls"):
         calls = []
         for tc in out["tool_calls"]:

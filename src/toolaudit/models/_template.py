@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
+from toolaudit.models._base import ChatTurn, ToolSpec
 
 # llama.cpp's token types (gguf.TokenType): control tokens are special; user-defined ones
 # are matched whole in text but kept on decoding.
@@ -92,12 +93,12 @@ def _environment() -> Any:
     return env
 
 
-def normalize_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def normalize_messages(messages: Sequence[ChatTurn]) -> list[dict[str, Any]]:
     """Copies with tool-call arguments as objects (templates ``tojson`` them) and content
     never ``None``."""
     out = []
-    for m in messages:
-        m = dict(m)
+    for turn in messages:
+        m: dict[str, Any] = dict(turn)
         calls = m.get("tool_calls")
         if calls:
             fixed = []
@@ -182,8 +183,8 @@ class ServedTokenizer:
 
     def render(
         self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None = None,
+        messages: Sequence[ChatTurn],
+        tools: Sequence[ToolSpec] | None = None,
         *,
         add_generation_prompt: bool = True,
         parse_arguments: bool = True,
@@ -196,12 +197,12 @@ class ServedTokenizer:
         if self._compiled is None:
             self._compiled = _environment().from_string(self.template)
         if parse_arguments:
-            messages = normalize_messages(messages)
+            shown = normalize_messages(messages)
         else:
-            messages = [{**m, "content": m.get("content") or ""} for m in messages]
+            shown = [{**m, "content": m.get("content") or ""} for m in messages]
         return str(
             self._compiled.render(
-                messages=messages,
+                messages=shown,
                 tools=list(tools) if tools else None,
                 documents=None,
                 add_generation_prompt=add_generation_prompt,
