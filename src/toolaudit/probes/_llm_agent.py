@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from toolaudit.models import ChatTurn, ToolSpec
 from toolaudit.probes._suite import TaskView
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def _load(spec: str) -> Any:
     return _MODELS[spec]
 
 
-def tool_schemas(view: TaskView) -> list[dict[str, Any]]:
+def tool_schemas(view: TaskView) -> list[ToolSpec]:
     """The shown tools as OpenAI function schemas."""
     return [
         {
@@ -106,7 +107,7 @@ class LLMAgent:
             clear()
         tools = tool_schemas(view)
         submit = _submit_tool(view)
-        messages: list[dict[str, Any]] = [
+        messages: list[ChatTurn] = [
             {"role": "system", "content": f"{SYSTEM}\n{view.rubric}"},
             {"role": "user", "content": view.prompt},
         ]
