@@ -246,3 +246,25 @@ def test_probe_analyze_refuses_a_judge_option_out_of_range_without_a_judge_model
     assert main(["probe", "analyze", str(tmp_path), option, value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"invalid {option.removeprefix('--')}={value}" in err[0]
+
+
+def test_one_task_gives_not_estimable_never_an_interval(
+    tmp_path: Path, capsys, shared_data
+) -> None:
+    # issue 26: fewer than 2 task clusters is "not estimable", not a NaN or zero-width interval
+    src = shared_data / "tau2/simulations/airline__gemini-2.5-flash__user-same__10tasks-x2.json"
+    doc = json.loads(src.read_text(encoding="utf-8"))
+    task = doc["simulations"][0]["task_id"]
+    doc["simulations"] = [s for s in doc["simulations"] if s["task_id"] == task]
+    doc["tasks"] = [t for t in doc["tasks"] if t["id"] == task]
+    one = tmp_path / "one_task.json"
+    one.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["probe", "reruns", str(one)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("not estimable:") and "nan" not in out and "[" not in out
+    assert main(["probe", "reruns", str(one), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["flip_rate"] is None and got["ci95"] is None and got["n_tasks"] == 1
+    assert main(["probe", "compare", str(one), str(one)]) == 0
+    out = capsys.readouterr().out
+    assert "not estimable" in out and "nan" not in out

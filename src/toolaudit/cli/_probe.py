@@ -285,6 +285,14 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
             )
 
 
+def _iv(pair: list[float | None] | None) -> str:
+    """``[lo, hi]``, or ``not estimable`` where an end is undefined (fewer than two
+    task clusters: no interval, never a zero-width or NaN one)."""
+    if not pair or any(v is None or v != v for v in pair):
+        return "not estimable"
+    return f"[{pair[0]:.3f}, {pair[1]:.3f}]"
+
+
 def _f(v: float | None, width: int = 8) -> str:
     return f"{'null':>{width}}" if v is None else f"{v:>{width}.3f}"
 
@@ -388,11 +396,10 @@ def _compare(args: argparse.Namespace) -> int:
         f"paired tasks {result['paired_tasks']} (only in A {len(result['only_in_a'])}, only in B "
         f"{len(result['only_in_b'])}); mean A {result['mean_reward_a']:.3f}, "
         f"mean B {result['mean_reward_b']:.3f}\n"
-        f"delta B-A {result['delta']:+.3f}  95% [{_f(result['delta_ci95'][0], 0)}, "
-        f"{_f(result['delta_ci95'][1], 0)}]  90% [{_f(result['delta_ci90'][0], 0)}, "
-        f"{_f(result['delta_ci90'][1], 0)}]  -> {result['equivalence']} (±{args.margin})\n"
+        f"delta B-A {result['delta']:+.3f}  95% {_iv(result['delta_ci95'])}  90% "
+        f"{_iv(result['delta_ci90'])}  -> {result['equivalence']} (±{args.margin})\n"
         f"task-level pass rate A {tl['pass_rate_a']:.3f}, B {tl['pass_rate_b']:.3f}, delta "
-        f"{tl['delta']:+.3f} 90% [{_f(tl['delta_ci90'][0], 0)}, {_f(tl['delta_ci90'][1], 0)}] "
+        f"{tl['delta']:+.3f} 90% {_iv(tl['delta_ci90'])} "
         f"-> {tl['equivalence']}; B higher on {tl['tasks_b_higher']} tasks, A on "
         f"{tl['tasks_a_higher']} ({_sign_text(tl['sign_test_p'])})\n"
     )

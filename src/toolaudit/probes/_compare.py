@@ -182,6 +182,16 @@ def rerun_flips(
             "note": "no task has two scored trials; rerun variation is not measurable",
         }
     arr = np.array(flips)
+    n_tasks = len(set(clusters))
+    if n_tasks < 2:  # one cluster: no task-level variation to resample
+        return {
+            "flip_rate": None,
+            "ci95": None,
+            "n_pairs": len(flips),
+            "n_tasks": n_tasks,
+            "note": f"not estimable: {len(flips)} trial pair(s) on one task ({int(arr.sum())} "
+            "flipped); the task-cluster interval needs at least 2 tasks",
+        }
     iv = cluster_mean_bootstrap(clusters, arr, n_boot=n_boot, seed=seed)
     return {
         "flip_rate": float(arr.mean()),
