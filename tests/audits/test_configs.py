@@ -40,6 +40,7 @@ BAD: list[tuple[str, Callable[[], Any], str]] = [
     ("probe-compare-seed", lambda: ProbeCompareConfig(seed=-3), "invalid seed=-3"),
     ("probe-llm-steps", lambda: ProbeLLMConfig(max_steps=0), "invalid max_steps=0"),
     ("probe-llm-margin", lambda: ProbeLLMConfig(margin=1.5), "invalid margin=1.5"),
+    ("probe-llm-temperature", lambda: ProbeLLMConfig(temperature=2.5), "invalid temperature=2.5"),
     ("judge-temperature", lambda: JudgeConfig("m", temperature=3.0), "invalid judge_temperature=3.0"),
     ("judge-views", lambda: JudgeConfig("m", views=("sideways",)), "invalid views='sideways'"),
     ("redaction-scoring", lambda: RedactionConfig(scoring="vibes"), "invalid scoring='vibes'"),

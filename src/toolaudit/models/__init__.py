@@ -16,6 +16,7 @@ from toolaudit.models._base import (
     Generation,
     LanguageModel,
     ToolSpec,
+    check_temperature,
 )
 from toolaudit.models._cache import CachedModel
 from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
@@ -37,6 +38,7 @@ from toolaudit.models._sklearn import (
 from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
 
 __all__ = [
+    "check_temperature",
     "ChatTurn",
     "FunctionSpec",
     "ToolSpec",

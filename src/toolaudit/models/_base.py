@@ -15,7 +15,7 @@ from typing import (
     runtime_checkable,
 )
 
-from toolaudit.errors import ModelError
+from toolaudit.errors import ConfigError, ModelError
 
 if TYPE_CHECKING:
     from toolaudit.traces import ToolCall
@@ -52,6 +52,18 @@ class ToolSpec(TypedDict):
 
     type: Literal["function"]
     function: FunctionSpec
+
+
+def check_temperature(name: str, value: float) -> None:
+    """A sampling temperature must lie in [0, 2], the OpenAI API's range (NaN and
+    infinities fail): a ConfigError naming the setting otherwise.
+
+    >>> check_temperature("temperature", 2.5)
+    Traceback (most recent call last):
+    toolaudit.errors.ConfigError: invalid temperature=2.5; allowed: a number in [0, 2]
+    """
+    if not 0.0 <= value <= 2.0:
+        raise ConfigError.invalid(name, "a number in [0, 2]", value)
 
 
 class ContextLengthError(ModelError, ValueError):

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolaudit.errors import ConfigError, check_choice, check_min
+from toolaudit.errors import check_choice, check_min
+from toolaudit.models import check_temperature
 from toolaudit.probes._judge_audit import VerdictRecord
 from toolaudit.progress import Progress
 from toolaudit.traces import Episode, Message
@@ -67,8 +68,7 @@ class JudgeConfig:
     n_records: int = 20
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.temperature <= 2.0:
-            raise ConfigError.invalid("judge_temperature", "a number in [0, 2]", self.temperature)
+        check_temperature("judge_temperature", self.temperature)
         check_min("judge_repeats", self.n_repeats, 1)
         check_min("judge_records", self.n_records, 1)
         check_min("max_tokens", self.max_tokens, 1)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings, result_meta
 from toolaudit.errors import check_min
+from toolaudit.models import check_temperature
 from toolaudit.probes._contract import ProbeCell
 from toolaudit.probes._findings import sentence
 from toolaudit.probes._report import transcript_blocks
@@ -44,7 +45,7 @@ class ProbeLLMConfig:
             check_min("tasks", self.tasks, 1)
         check_min("seeds", self.seeds, 1)
         check_min("max_steps", self.max_steps, 1)
-        check_min("temperature", self.temperature, 0.0, "a number >= 0")
+        check_temperature("temperature", self.temperature)
         check_analysis(margin=self.margin, seed=self.seed, n_boot=self.n_boot)
 
 

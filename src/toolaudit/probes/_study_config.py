@@ -5,13 +5,13 @@ records are analysed (margin, bootstrap, judge). Checked on construction; run by
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import ConfigError, check_min
+from toolaudit.models import check_temperature
 
 if TYPE_CHECKING:
     from toolaudit.probes._judge_audit import VerdictRecord
@@ -52,9 +52,7 @@ class ProbeStudyConfig:
         check_min("n_jobs", self.n_jobs, 1)
         check_min("n_seeds", self.n_seeds, 1)
         check_min("max_steps", self.max_steps, 1)
-        t = self.temperature
-        if not (math.isfinite(t) and 0.0 <= t <= 2.0):
-            raise ConfigError.invalid("temperature", "a number in [0, 2]", t)
+        check_temperature("temperature", self.temperature)
         if self.tasks is not None and not 1 <= self.tasks <= N_TASKS:
             raise ConfigError.invalid("tasks", f"an integer in [1, {N_TASKS}]", self.tasks)
         check_analysis(margin=self.margin, seed=self.seed, n_boot=self.n_boot)
