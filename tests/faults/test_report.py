@@ -61,7 +61,7 @@ def test_analyze_counts_add_up_and_findings_render(tmp_path):
     sec = report_section(payload)
     texts = [b for b in sec.blocks if isinstance(b, str)]
     assert texts[0] == (
-        "3 of 5 tasks qualify for the paired set (dropped: replay_error: 1, no_site: 1); "
+        "3 of 5 tasks qualify for the paired set (dropped: no_site: 1, replay_error: 1); "
         "2 scored (partial)."
     )
     tables = [b for b in sec.blocks if type(b).__name__ == "Table"]
@@ -87,3 +87,20 @@ def test_report_shows_the_site_return_clean_against_each_arm(tmp_path):
     html = render_html("t", [report_section(payload)])
     assert "<details" in html and "clean against failed" in html
     assert "Error: &lt;order&gt; not found" in html and "<order>" not in html
+
+
+def test_analyze_keeps_the_runs_recorded_config(tmp_path):
+    # faults.json's meta.config survives `faults analyze` when it agrees with run_config.json
+    # (--tasks, --device, --workers are not in run_config.json)
+    import json
+
+    folder = _folder(tmp_path)
+    first = analyze(folder)
+    doc = json.loads((folder / "faults.json").read_text(encoding="utf-8"))
+    doc["meta"]["config"] = {**first["meta"]["config"], "tasks": 2, "device": "cpu"}
+    (folder / "faults.json").write_text(json.dumps(doc), encoding="utf-8")
+    again = analyze(folder)
+    assert again["meta"]["config"]["tasks"] == 2 and again["meta"]["config"]["device"] == "cpu"
+    doc["meta"]["config"]["arms"] = ["clean"]  # another run's record: not trusted
+    (folder / "faults.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert analyze(folder)["meta"]["config"]["tasks"] is None

@@ -162,7 +162,10 @@ def sentence(f: Finding) -> str:
 
         return claim_sentence(f)
     if name == "faults.paired_set":
-        drops = ", ".join(f"{k}: {c}" for k, c in f.details["dropouts"].items()) or "none"
+        # largest first, then by name: the same sentence whether the counts come from the
+        # run or from census.json read back (whose keys are sorted)
+        counts = sorted(f.details["dropouts"].items(), key=lambda kc: (-kc[1], kc[0]))
+        drops = ", ".join(f"{k}: {c}" for k, c in counts) or "none"
         return (
             f"{n} of {f.details['tasks_in_source']} tasks qualify for the paired set "
             f"(dropped: {drops}); {int(v or 0)} scored ({f.verdict})."
