@@ -49,6 +49,7 @@ BAD: list[tuple[str, Callable[[], Any], str]] = [
     ("datasets-strength", lambda: DatasetsConfig(strength=9.0), "invalid strength=9.0"),
     ("traces-seed", lambda: TracesConfig(seed=-1), "invalid seed=-1"),
     ("probe-study-seeds", lambda: ProbeStudyConfig(n_seeds=0), "invalid n_seeds=0"),
+    ("probe-study-suite", lambda: ProbeStudyConfig(suite="webshop"), "invalid suite='webshop'"),
     ("probe-study-tasks", lambda: ProbeStudyConfig(tasks=26), "invalid tasks=26"),
     ("probe-study-policy", lambda: ProbeStudyConfig(policies=("nosuch",)), "invalid policies='nosuch'"),
     ("probe-study-no-policy", lambda: ProbeStudyConfig(policies=()), "invalid policies=''"),

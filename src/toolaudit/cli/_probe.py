@@ -305,11 +305,11 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
     if args.verdicts is not None and args.judge_model is not None:
         raise ConfigError("give either --verdicts or --judge-model, not both")
-    if args.model is not None and (args.policies is None or "llm" not in args.policies):
-        raise ConfigError("--model drives the 'llm' policy: add --policies llm (or drop --model)")
     policies = conditions = None
     if args.policies is not None:
         policies = tuple(p.strip() for p in args.policies.split(",") if p.strip())
+    if args.model is not None and "llm" not in (policies or ()):
+        raise ConfigError("--model drives the 'llm' policy: add --policies llm (or drop --model)")
     if args.conditions is not None:
         conditions = tuple(c.strip() for c in args.conditions.split(","))
     try:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolaudit.errors import ConfigError, check_min
+from toolaudit.errors import ConfigError, check_choice, check_min
 from toolaudit.models import check_temperature
 
 if TYPE_CHECKING:
@@ -46,9 +46,10 @@ class ProbeStudyConfig:
     def __post_init__(self) -> None:
         from toolaudit.probes._mutations import CONDITIONS
         from toolaudit.probes._policies import POLICIES
-        from toolaudit.probes._study import check_analysis
+        from toolaudit.probes._study import SUITES, check_analysis
         from toolaudit.probes._suite import N_TASKS
 
+        check_choice("suite", self.suite, SUITES)
         check_min("n_jobs", self.n_jobs, 1)
         check_min("n_seeds", self.n_seeds, 1)
         check_min("max_steps", self.max_steps, 1)
