@@ -160,3 +160,10 @@ def test_leakage_modules_import_in_no_circle() -> None:
     ``leakage._synthetic``, so no leakage stage imports back into the orchestrator."""
     circles = import_circles(SRC)
     assert [c for c in circles if c[0].startswith("toolaudit.leakage.")] == []
+
+
+def test_no_module_imports_in_a_circle() -> None:
+    """No two modules of ``src`` import each other, directly or round a longer circle
+    (the last one, ``models._hf`` ↔ ``models._hf_generate``, went when decoding took a
+    protocol of what it needs instead of the backend class)."""
+    assert import_circles(SRC) == []

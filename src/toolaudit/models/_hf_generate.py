@@ -11,13 +11,31 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from toolaudit.models._base import Generation, cut_at_stop
 from toolaudit.models._toolcalls import parse_tool_calls
 
-if TYPE_CHECKING:
-    from toolaudit.models._hf import HFModel
+
+class LoadedModel(Protocol):
+    """What decoding needs of a transformers backend (:class:`~toolaudit.models.HFModel`
+    gives it): the loaded model and tokenizer, prompt encoding and fitting to the window,
+    the batch size, the prefix store and the identity. A protocol, so this module does
+    not import the backend that imports it."""
+
+    batch_size: int
+
+    @property
+    def identity(self) -> str: ...
+
+    @property
+    def scorer(self) -> Any: ...
+
+    def _load(self) -> tuple[Any, Any]: ...
+
+    def encode_context(self, text: str) -> list[int]: ...
+
+    def fit(self, ids: list[int], extra: int) -> list[int]: ...
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +62,7 @@ def _pad_id(tok: Any, ends: list[int]) -> int:
 
 
 def complete(
-    lm: HFModel, prompts: Sequence[str], *, max_tokens: int, stop: Sequence[str]
+    lm: LoadedModel, prompts: Sequence[str], *, max_tokens: int, stop: Sequence[str]
 ) -> list[str]:
     """Greedy completions of raw prompts, cut at the first stop string."""
     import torch
@@ -88,7 +106,7 @@ def complete(
 
 
 def generate(
-    lm: HFModel,
+    lm: LoadedModel,
     prompt: str,
     *,
     max_tokens: int,

@@ -202,7 +202,8 @@ class RedactionAudit:
         ``out_dir/redaction_scores.jsonl`` and caches model answers in
         ``out_dir/redaction_cache.sqlite``."""
         if isinstance(config, RedactionStudyConfig):
-            return run_study(config, Path(out_dir), progress=progress)
+            doc = run_study(config, Path(out_dir), progress=progress)
+            return RedactionResults.from_payload(doc)
         from toolaudit.datasets import STRENGTH, make_tcr_shortcut
         from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
         from toolaudit.redaction._audit import run_redaction, select_rows

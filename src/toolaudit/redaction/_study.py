@@ -13,7 +13,6 @@ from toolaudit.errors import ConfigError, DataError, TraceFormatError, check_cho
 
 if TYPE_CHECKING:
     from toolaudit.audits import ProgressFn
-    from toolaudit.redaction._contract import RedactionResults
     from toolaudit.tokens import TokenClass
     from toolaudit.traces import Example, FieldMapping
 
@@ -98,15 +97,14 @@ def _read(config: RedactionStudyConfig) -> tuple[Path, list[Example]]:
 
 def run_study(
     config: RedactionStudyConfig, out_dir: Path, *, progress: ProgressFn | None = None
-) -> RedactionResults:
+) -> dict[str, Any]:
     """Run (or resume from the cache) ``config`` into ``out_dir``: checks the folder's
     recorded options before writing anything, holds the folder for this run, writes
     ``run_config.json``, ``scores.jsonl`` and a ``run_log.jsonl`` line with this
-    invocation's made and cached calls; returns the result (``redaction.json`` is written
+    invocation's made and cached calls; returns the ``redaction.json`` document (written
     by the caller, :func:`toolaudit.audits.run_audit`)."""
     from toolaudit.models import load_model
     from toolaudit.redaction._audit import run_redaction, select_rows
-    from toolaudit.redaction._contract import RedactionResults
     from toolaudit.redaction._registry import default_classes
     from toolaudit.redaction._report import class_json, result_payload, write_scores
     from toolaudit.redaction._trim import trim_examples
@@ -163,4 +161,4 @@ def run_study(
         append_run_log(out_dir, {"command": config.command, "calls": calls})
         write_scores(out_dir, result)
     meta = run_metadata(command=config.command, seed=config.seed, config=record)
-    return RedactionResults.from_payload(result_payload(result, classes, meta))
+    return result_payload(result, classes, meta)
