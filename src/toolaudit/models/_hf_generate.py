@@ -37,6 +37,7 @@ class LoadedModel(Protocol):
 
     def fit(self, ids: list[int], extra: int) -> list[int]: ...
 
+
 logger = logging.getLogger(__name__)
 
 # Tokens that end an assistant turn in the chat formats we know (looked up, not assumed).
