@@ -98,9 +98,14 @@ def test_analyze_keeps_the_runs_recorded_config(tmp_path):
     first = analyze(folder)
     doc = json.loads((folder / "faults.json").read_text(encoding="utf-8"))
     doc["meta"]["config"] = {**first["meta"]["config"], "tasks": 2, "device": "cpu"}
+    doc["meta"]["versions"] = {"torch": "2.12.0"}  # the packages the rows were computed under
     (folder / "faults.json").write_text(json.dumps(doc), encoding="utf-8")
     again = analyze(folder)
     assert again["meta"]["config"]["tasks"] == 2 and again["meta"]["config"]["device"] == "cpu"
+    assert again["meta"]["versions"] == {"torch": "2.12.0"}
     doc["meta"]["config"]["arms"] = ["clean"]  # another run's record: not trusted
     (folder / "faults.json").write_text(json.dumps(doc), encoding="utf-8")
-    assert analyze(folder)["meta"]["config"]["tasks"] is None
+    other = analyze(folder)
+    assert other["meta"]["config"]["tasks"] is None and other["meta"]["versions"] != {
+        "torch": "2.12.0"
+    }

@@ -456,21 +456,25 @@ def build_payload(
     }
 
 
-def _recorded_config(path: Path) -> dict[str, Any] | None:
-    """``meta.config`` of an existing ``faults.json`` (``None`` when absent or unreadable)."""
+def _recorded_meta(path: Path) -> dict[str, Any] | None:
+    """``meta`` of an existing ``faults.json`` when it has a ``config`` object (``None``
+    when the file is absent, unreadable or has none)."""
     try:
         meta = json.loads(path.read_text(encoding="utf-8")).get("meta")
     except (OSError, ValueError, AttributeError):
         return None
-    config = meta.get("config") if isinstance(meta, dict) else None
-    return config if isinstance(config, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+        return None
+    return meta
 
 
 def analyze(out_dir: Path) -> dict[str, Any]:
     """Rebuild ``faults.json`` (summary included) from a run folder's ``rows.jsonl``,
     ``run_config.json`` and ``census.json``, without the model; returns the payload.
-    ``meta.config`` is the one the last run recorded in ``faults.json`` when that agrees
-    with ``run_config.json`` (else the recorded options, with ``tasks`` unknown)."""
+    ``meta.config`` and ``meta.versions`` are those the last run recorded in
+    ``faults.json`` when its config agrees with ``run_config.json`` (the rows were
+    computed under those packages); else the recorded options, with ``tasks`` unknown,
+    and the installed versions."""
     from toolaudit.report import write_results
 
     out_dir = Path(out_dir)
@@ -489,10 +493,14 @@ def analyze(out_dir: Path) -> dict[str, Any]:
     order = {t: i for i, t in enumerate(census["qualifying"])}
     records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
     cfg = {**options, "tasks": None, "task_ids": None}
-    recorded = _recorded_config(out_dir / "faults.json")
-    if recorded is not None and all(recorded.get(k) == v for k, v in options.items()):
-        cfg = recorded  # the run's own record: --tasks, --device, --workers included
+    recorded = _recorded_meta(out_dir / "faults.json")
+    if recorded is not None and any(recorded["config"].get(k) != v for k, v in options.items()):
+        recorded = None  # another run's record: not this folder's options
+    if recorded is not None:
+        cfg = recorded["config"]  # the run's own record: --tasks, --device, --workers included
     fallbacks = domain_fallbacks(str(options.get("domain")))
     payload = build_payload(records, cfg, census, fallbacks=fallbacks)
+    if recorded is not None and isinstance(recorded.get("versions"), dict):
+        payload["meta"]["versions"] = recorded["versions"]  # the rows' packages
     write_results(out_dir / "faults.json", payload)
     return payload
