@@ -94,7 +94,7 @@ def _faults_rows(folder: Path) -> dict[tuple[str, str, int], dict]:
     return rows
 
 
-@pytest.mark.slow  # ~2,000 forced completions, seconds each on llama-cpp-python: hours (docs/models.md)
+@pytest.mark.slow  # 1,407 streamed forced completions: 7 min 25 s in all (docs/models.md)
 def test_faults_against_the_server_matches_in_process(qwen_llama_server, tmp_path):
     """``faults run`` through the server (the prompt rendered here from tokenizer=, scored
     by forced completions whose tokens come from the local tokenizer) against the

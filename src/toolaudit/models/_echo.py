@@ -150,7 +150,7 @@ def forced_logprob(resp: Any, *, token: str | None, source: str) -> float:
         ModelError: the server generated another token (it ignored the bias, or the
             token's text does not map back to that token) or returned no logprobs.
     """
-    lp = resp.choices[0].logprobs if resp.choices else None
+    lp = resp.choices[0].logprobs if resp is not None and resp.choices else None
     if lp is None or not lp.tokens or not lp.token_logprobs or lp.token_logprobs[0] is None:
         raise ModelError(
             f"{source}: a forced completion returned no log-probability; the server must "
