@@ -1,7 +1,8 @@
 """The demo report puts the evidence one click from each finding (issue 26): a redacted
 prompt before and after, a mutated run beside its original, the LLM agent's repeat
 beside its first run, and the faulted tool return with the changed value marked. Each is
-a side-by-side block whose differing text is in ``<mark>``."""
+a side-by-side block whose differing text is in ``<mark>``. The full demo's report is
+also laid out in headless Chromium (slow)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.report.browser import layout
 from toolaudit.cli.main import main
 
 
@@ -54,3 +56,8 @@ def test_full_demo_report_has_evidence_beside_every_model_facing_finding(
         "Faults: fault injection into tool returns",
     ):
         assert marks.get(title), f"{title}: no marked evidence in the report"
+    # the whole report, opened as a person would: no part runs off a 1280 px page, and
+    # every figure decodes
+    page = layout(tmp_path / "report.html", tmp_path)
+    assert page.scroll_width == page.client_width, f"page overflows: {page}"
+    assert page.images > 0 and page.broken_images == 0, page
