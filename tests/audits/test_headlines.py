@@ -191,3 +191,29 @@ def test_an_audit_without_headline_states_no_verdict() -> None:
     line = headline_sentence("Datasets", None, note="0 fallbacks")
     assert line == "Datasets: no verdict stated at this size (0 fallbacks)"
     assert audit_headline(load_audit("datasets"), None) is None  # type: ignore[arg-type]
+
+
+def test_leakage_headline_names_family_wise_intervals_as_such() -> None:
+    """The verdict rule's intervals are Bonferroni-adjusted (95% jointly over its
+    comparisons); the first screen says so instead of calling them 95% intervals, for a
+    carrier read from the rule's candidates and for the scope a `none` verdict turned on
+    (issue 26: the tau2 line called one interval both)."""
+    from toolaudit.leakage._contract import verdict_finding
+    from toolaudit.report._cards import verdict_card
+
+    details = {"family_level": 0.9929, "candidates": [
+        {"scope": "t", "features": "prefix 2 char", "auroc": 0.962, "ci": [0.94, 0.98]},
+        {"scope": "t", "features": "char_wb_3_5", "auroc": 0.775, "ci": [0.678, 0.865]}]}  # fmt: skip
+    localized = {"kind": "localized", "carrier": "t", "evidence": {"details": details}}
+    line = headline_sentence("Leakage", verdict_finding(localized))
+    assert line == ("Leakage: localized — t: AUROC 0.775 [0.678, 0.865] (family-wise 95% interval)")
+    evidence = {"value": 0.611, "interval": [0.436, 0.794], "subject": "cancel", "n": 70,
+                "details": {"family_level": 0.9989}}  # fmt: skip
+    none = verdict_finding({"kind": "none", "carrier": None, "evidence": evidence})
+    line = headline_sentence("Leakage", none)
+    assert line == (
+        "Leakage: none — strongest scope cancel: AUROC 0.611 [0.436, 0.794] "
+        "(family-wise 95% interval), n = 70"
+    )
+    assert "(family-wise 95% interval 0.436 to 0.794)" in verdict_card("Leakage", none).sentence
+    assert line.count("interval") == 1

@@ -145,11 +145,15 @@ def verdict_finding(verdict: dict[str, Any]) -> Finding:
         if text or mine:
             row = (text or mine)[0]
             value, iv = row.get("auroc"), row.get("ci")
+            if "family_level" in (evidence.get("details") or {}):
+                # the rule's intervals: Bonferroni over its comparisons, 95% jointly
+                verdict = {**verdict, "family_wise": True}
         elif subject is None and isinstance(evidence.get("value"), int | float):
             # no carrier (none / distributed): the scope the decision turned on
             value, iv = evidence["value"], evidence.get("interval")
-            subject = f"strongest scope {evidence.get('subject')} (family-wise interval)"
-            verdict = {**verdict, "n": verdict.get("n", evidence.get("n"))}
+            subject = f"strongest scope {evidence.get('subject')}"
+            # Bonferroni over the scopes: 95% jointly, each interval wider than 95%
+            verdict = {**verdict, "n": verdict.get("n", evidence.get("n")), "family_wise": True}
     interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
     details = {k: v for k, v in verdict.items() if k not in known}
     details.setdefault("metric", "AUROC")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolaudit.report._document import Section, Table
-from toolaudit.report._findings import Fallback, Finding, headline_sentence
+from toolaudit.report._findings import Fallback, Finding, headline_sentence, interval_label
 
 Severity = Literal["problem", "clear", "insufficient", "info"]
 
@@ -222,7 +222,8 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
     ci = ""
     if finding.interval is not None and None not in finding.interval:
         lo, hi = finding.interval
-        level = f"{finding.level:.0%} interval " if finding.level else ""
+        label = interval_label(finding)
+        level = f"{label} " if label else ""
         ci = f" ({level}{_fmt(lo)} to {_fmt(hi)})"
     p = (
         f", {finding.test or 'test'} p = {finding.p_value:.3g}"

@@ -76,6 +76,16 @@ class Finding(_Model):
         return lo > x or hi < x
 
 
+def interval_label(finding: Finding) -> str:
+    """What the finding's interval is, as the report names it: ``95% interval``, or
+    ``family-wise 95% interval`` when ``details["family_wise"]`` says that the level
+    holds jointly over several intervals (each one then wider than a 95% interval)."""
+    if not finding.level:
+        return ""
+    joint = "family-wise " if finding.details.get("family_wise") else ""
+    return f"{joint}{finding.level:.0%} interval"
+
+
 def _num(x: Any) -> str:
     if isinstance(x, bool) or not isinstance(x, int | float):
         return "undefined" if x is None else str(x)
@@ -103,7 +113,8 @@ def headline_sentence(title: str, finding: Finding | None, *, note: str | None =
         what.append(f"{metric} {_num(finding.value)}")
         if finding.interval is not None and None not in finding.interval:
             lo, hi = finding.interval
-            level = f" ({finding.level:.0%} interval)" if finding.level else ""
+            label = interval_label(finding)
+            level = f" ({label})" if label else ""
             what[-1] += f" [{_num(lo)}, {_num(hi)}]{level}"
     if finding.details.get("versus"):
         what.append(f"vs {finding.details['versus']}")
