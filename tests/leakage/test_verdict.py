@@ -228,3 +228,16 @@ def test_heatmap_with_many_groups_shows_the_top_twenty_and_counts_the_rest() -> 
     assert len(shown) == MAX_HEATMAP_GROUPS == 20
     assert shown == [f"g{i:02d}" for i in range(10, 30)]  # the most scored, largest first
     assert heatmap_groups(payload, "f", groups[:12]) == groups[:12]
+
+
+def test_per_group_table_leaves_out_groups_undefined_in_every_scope() -> None:
+    """Issue 26: the tau2 per-group table and heatmap had about 50 columns, mostly
+    undefined (groups with one class); only groups with an AUROC somewhere are shown."""
+    from toolaudit.leakage._report import defined_groups
+
+    one = {"a": {"auroc": None, "n": 1}, "b": {"auroc": 0.5, "n": 2}, "c": {"auroc": None}}
+    two = {"a": {"auroc": None, "n": 1}, "b": {"auroc": None}, "c": {"auroc": 1.0, "n": 2}}
+    other = {"a": {"auroc": 0.7, "n": 9}}  # another feature set: does not count
+    payload = {"scopes": [{"features": "f", "by_group": one}, {"features": "f", "by_group": two},
+                          {"features": "g", "by_group": other}]}  # fmt: skip
+    assert defined_groups(payload, "f", ["a", "b", "c", "d"]) == ["b", "c"]

@@ -35,6 +35,17 @@ def test_markdown_table_cell_newline_keeps_the_row_on_one_line() -> None:
     assert "| one\\ntwo | x |" in md.splitlines()
 
 
+def test_html_table_cell_shows_a_backtick_span_as_code_and_nothing_else_as_markup() -> None:
+    """Issue 26: Markdown backticks showed literally in table cells (the fallbacks'
+    "keep `toolaudit demo` within its budget"); other Markdown stays text."""
+    cell = "keep `toolaudit demo` fast; *not* `<b>` [x](http://e.x)"
+    page = render_html("R", [Section("S").table("c", ["what"], [[cell]])])
+    assert (
+        "<td class='t'>keep <code>toolaudit demo</code> fast; *not* <code>&lt;b&gt;</code> "
+        "[x](http://e.x)</td>"
+    ) in page
+
+
 def test_html_has_no_raw_escape_bytes_and_escapes_markup(tmp_path: Path) -> None:
     sec = Section(HOSTILE).text(HOSTILE).table("c", [HOSTILE], [[HOSTILE]])
     page = write_report(tmp_path, HOSTILE, [sec]).read_text(encoding="utf-8")

@@ -99,6 +99,19 @@ def heatmap_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> li
     return [g for g in groups if g in keep]
 
 
+def defined_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> list[str]:
+    """The groups with an AUROC in at least one scope of ``focus``. A group with one
+    class has none anywhere, and a column of "undefined" says nothing: the per-group
+    table and heatmap leave such groups out, count them in the title, and the warnings
+    below the section list them."""
+    scopes = [r for r in payload["scopes"] if r["features"] == focus]
+    return [
+        g
+        for g in groups
+        if any((r["by_group"].get(g) or {}).get("auroc") is not None for r in scopes)
+    ]
+
+
 def _heatmap(payload: dict[str, Any], focus: str, groups: list[str]) -> Any:
     import numpy as np
 
@@ -195,9 +208,12 @@ def leakage_sections(
         [[s, *[_cell(index.get((s, f))) for f in feats]] for s in scopes],
     )
     focus = "char_wb_3_5" if "char_wb_3_5" in feats else feats[0]
-    group_names = sorted({g for r in payload["scopes"] for g in r["by_group"]})
+    all_groups = sorted({g for r in payload["scopes"] for g in r["by_group"]})
+    group_names = defined_groups(payload, focus, all_groups)
+    one_class = len(all_groups) - len(group_names)
     sec.table(
-        f"AUROC per group ({focus}); undefined where a group has one class",
+        f"AUROC per group ({focus}); undefined where a group has one class"
+        + (f"; {one_class} groups undefined in every scope left out" if one_class else ""),
         ["scope", "all", *group_names],
         [
             [

@@ -353,14 +353,23 @@ _EXPONENT = re.compile(r"(?<=\d)[eE][-+]?(?=\d)")
 _WORDS_OF_NUMBERS = ("undefined", "not estimable", "—")
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
 def _cell_html(value: Any) -> str:
     """A table cell: numbers (and intervals, counts such as 47/50) right-aligned, text
-    left-aligned (class ``t``)."""
+    left-aligned (class ``t``). A backtick span in text is shown as code, as in a
+    paragraph; nothing else in a cell is read as Markdown (cells hold trace text)."""
     text = fmt(value)
     bare = _EXPONENT.sub("", text)
     numeric = text in _WORDS_OF_NUMBERS or not any(c.isalpha() for c in bare)
     cls = "" if numeric else " class='t'"
-    return f"<td{cls}>{html.escape(visible(text))}</td>"
+    shown = visible(text)
+    pieces = _CODE_SPAN.split(shown)  # odd indices: the code spans' contents
+    body = "".join(
+        f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(pieces)
+    )
+    return f"<td{cls}>{body}</td>"
 
 
 def _inline_html(text: str) -> str:
