@@ -105,6 +105,22 @@ def test_report_section_has_table_and_two_figures(mini_run):
     assert f"The findings rest on 1 task(s): {task}." in texts  # replay: no viewer command
 
 
+def test_report_with_readings_at_k0_only_draws_no_trajectory_figure(mini_run):
+    """Issue 26: Figure 2 was a column of points when only k = 0 ran; it is left out
+    with a sentence saying why."""
+    doc = mini_run[1]
+    site_only = {
+        **doc,
+        "rows": [r for r in doc["rows"] if r["k"] == 0],
+        "summary": {**doc["summary"], "cells": [c for c in doc["summary"]["cells"] if c["k"] == 0]},
+    }
+    sec = report_section(site_only)
+    assert [b.caption[:8] for b in sec.blocks if type(b).__name__ == "Figure"] == ["Figure 1"]
+    assert any(
+        isinstance(b, str) and b.startswith("Figure 2 (the readings along") for b in sec.blocks
+    )
+
+
 def test_tasks_line_names_the_viewer_of_a_source_file(shared_data):
     from toolaudit.faults._report import tasks_line
 

@@ -40,8 +40,14 @@ def report_section(
     ):
         sec.table(f"{caption}: this run ({model}) | the seed ({SEED_MODEL}).", h, r)
     if payload["rows"]:
-        for caption, fig in figures(payload["rows"], payload["summary"]):
+        shown = figures(payload["rows"], payload["summary"])
+        for caption, fig in shown:
             sec.figure(caption, fig)
+        if len(shown) == 1:
+            sec.text(
+                "Figure 2 (the readings along the trajectory) is not drawn: this run has "
+                "readings at k = 0 only, the site itself."
+            )
     for site in payload.get("site_returns") or []:
         returns: dict[str, str] = site["returns"]
         clean = returns.get("clean")

@@ -194,14 +194,17 @@ def _fmt_p(p: float) -> str:
 
 
 def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tuple[str, Any]]:
-    """Figure 1 (site: dS0 vs dG; dH; dpi(V) vs clean level) and Figure 2 (over k)."""
+    """Figure 1 (site: dS0 vs dG; dH; dpi(V) vs clean level) and Figure 2 (over k; only
+    when the run read calls after the site: one k is a column of points, not a curve)."""
     import matplotlib
+    from matplotlib.ticker import MaxNLocator
 
     from toolaudit.report import new_figure
 
     arms = sorted({c["arm"] for c in summary["cells"]}, key=lambda a: a)
     colors = dict(zip(arms, matplotlib.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
     fig1, ax = new_figure(ncols=3, figsize=(13, 3.8))
+    fig1.set_layout_engine("constrained")  # axis labels never run into the next panel
     for arm in arms:
         pairs = paired(rows, arm, 0)
         ds0 = [a["s0"] - c["s0"] for c, a in pairs]
@@ -223,7 +226,16 @@ def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tup
     ax[1].set_xticks(range(len(arms)), arms, rotation=20, fontsize=7)
     ax[1].set(ylabel="dH (nats)", title="(b) action entropy", ylim=(-math.log(17), math.log(17)))
     ax[2].set(xlabel="clean pi(V)", ylabel="d pi(V)", title="(c) mass on re-reading tools")
+    ax[2].xaxis.set_major_locator(MaxNLocator(nbins=4))  # readable even over a narrow range
+    ax[2].ticklabel_format(axis="x", style="plain", useOffset=False)
+    site = (
+        "Figure 1: paired readings at the injection site, each arm against its clean row.",
+        fig1,
+    )
+    if len({c["k"] for c in summary["cells"]}) < 2:
+        return [site]
     fig2, bx = new_figure(ncols=3, figsize=(13, 3.8))
+    fig2.set_layout_engine("constrained")
     for arm in arms:
         cells = [c for c in summary["cells"] if c["arm"] == arm]
         ks = [c["k"] for c in cells]
@@ -241,7 +253,8 @@ def figures(rows: Sequence[dict[str, Any]], summary: dict[str, Any]) -> list[tup
     bx[0].legend(fontsize=7)
     for b in bx:
         b.axhline(0, color="grey", lw=0.5)
+        b.xaxis.set_major_locator(MaxNLocator(integer=True))
     return [
-        ("Figure 1: paired readings at the injection site, each arm against its clean row.", fig1),
+        site,
         ("Figure 2: paired readings along the trajectory (k = calls after the site).", fig2),
     ]
