@@ -81,9 +81,44 @@ def test_repeat_control_sentence_states_temperature_and_interval() -> None:
     assert "exceed that interval under misleading_names" in text
     zero = dict(row, repeat_flip_rate=0.0, repeat_flip_rate_ci95=[0.0, 0.0])
     assert "flipped no outcome (30 pairs)" in sentence(repeat_control_finding(zero, 0.0))
+    # one pair (the demo): no interval, said in words, and nothing compared with it
+    one = dict(row, repeat_flip_rate=1.0, repeat_flip_rate_ci95=[None, None], n_pairs=1,
+               exceeds_repeat={})  # fmt: skip
+    text = sentence(repeat_control_finding(one, 0.7))
+    assert text == (
+        "llm at temperature 0.7: identical reruns flip 1.000 of outcomes (1 pair(s): "
+        "interval not estimable), so no change can be compared with it."
+    )
 
 
 def test_conclusions_in_probe_json_are_findings(study_result: dict) -> None:
     names = [Finding(**f).name for f in study_result["conclusions"]]
     assert "probe.positive_control" in names and "probe.equivalence" in names
     assert "probe.attribution.careful.tool_rename" in names
+
+
+def test_llm_cells_table_shows_each_pairs_rerun_beside_its_first_run() -> None:
+    """Issue 26: the table showed the first run's pass rate and reward in the repeat row
+    (0.000 and 0.421 in both rows) while the rerun passed with 0.8."""
+    from toolaudit.audits import result_meta
+    from toolaudit.probes._llm_contract import PROBE_LLM_AUDIT, ProbeLLMResult
+
+    cell = {"policy": "llm", "vrg": None, "n_pairs": 1, "pass_rate_original": 0.0,
+            "reward_original": 0.421, "mean_calls_mutated": 3.0}  # fmt: skip
+    rerun = {**cell, "condition": "repeat", "pass_rate_mutated": 1.0, "reward_mutated": 0.8,
+             "mean_calls_mutated": 5.0}  # fmt: skip
+    agent = {"model": "m", "temperature": 0.7, "max_steps": 2, "tasks": 1, "seeds": 1}
+    result = ProbeLLMResult.new(
+        result_meta(command="probe run --policies llm", seed=0, config={}),
+        cells=[{**cell, "condition": "original"}, rerun],
+        repeat_control=[],
+        conclusions=[],
+        agent=agent,
+        records=2,
+    )
+    (sec,) = PROBE_LLM_AUDIT.sections(result)
+    table = next(b for b in sec.blocks if type(b).__name__ == "Table")
+    assert table.header[2:6] == ["pass rate, first", "pass rate, this", "reward, first",
+                                 "reward, this"]  # fmt: skip
+    assert table.rows == [["original", 1, 0.0, 0.0, 0.421, 0.421, 3.0],
+                          ["repeat", 1, 0.0, 1.0, 0.421, 0.8, 5.0]]  # fmt: skip

@@ -299,8 +299,15 @@ def _f(x: float | None, spec: str = ".3f") -> str:
     return "undefined" if x is None else format(x, spec)
 
 
+def _estimable(iv: Sequence[float | None] | None) -> bool:
+    """True when both bounds are numbers (a bootstrap over one cluster gives none)."""
+    return iv is not None and all(x is not None and x == x for x in iv)
+
+
 def _ivs(iv: Sequence[float | None] | None) -> str:
-    return "" if iv is None else f" [{_f(iv[0])}, {_f(iv[1])}]"
+    if iv is None:
+        return ""
+    return f" [{_f(iv[0])}, {_f(iv[1])}]" if _estimable(iv) else " (interval not estimable)"
 
 
 _ATTRIBUTION = {
@@ -379,16 +386,21 @@ def _repeat(f: Finding) -> str:
     if f.verdict == "no_rerun_flips":
         head = f"{f.subject}{temp}: identical reruns flipped no outcome ({f.n} pairs)"
         tail = "; the repeat control cannot separate a change from rerun noise for it."
+    elif not _estimable(f.interval):
+        head = (
+            f"{f.subject}{temp}: identical reruns flip {_f(f.value)} of outcomes "
+            f"({f.n} pair(s): interval not estimable)"
+        )
+        tail = ", so no change can be compared with it."
     else:
         head = (
             f"{f.subject}{temp}: identical reruns flip {_f(f.value)}{_ivs(f.interval)} of outcomes"
         )
         ex = d["exceeds_repeat"]
-        tail = (
-            f"; flips exceed that interval under {', '.join(ex)}."
-            if ex
-            else "; no change flips more outcomes than that interval."
-        )
+        if ex:
+            tail = f"; flips exceed that interval under {', '.join(ex)}."
+        else:
+            tail = "; no change flips more outcomes than that interval."
     return head + tail
 
 

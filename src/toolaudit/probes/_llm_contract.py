@@ -144,15 +144,27 @@ class ProbeLLMAudit:
             f"repeat x {a['seeds']} seed(s), {result.records} runs. The full study: "
             f"`{LLM_COMMAND}`."
         )
+        # each pair's first run beside its rerun under the condition (for `original`,
+        # the first run is the condition itself)
         sec.table(
-            "The LLM agent's cells",
-            ["condition", "pairs", "pass rate (original)", "reward (original)", "calls"],
+            "The LLM agent's cells: each pair's first run and its run under the condition",
+            [
+                "condition",
+                "pairs",
+                "pass rate, first",
+                "pass rate, this",
+                "reward, first",
+                "reward, this",
+                "calls, this",
+            ],  # fmt: skip
             [
                 [
                     c.condition,
                     getattr(c, "n_pairs", None),
                     getattr(c, "pass_rate_original", None),
+                    getattr(c, "pass_rate_mutated", getattr(c, "pass_rate_original", None)),
                     getattr(c, "reward_original", None),
+                    getattr(c, "reward_mutated", getattr(c, "reward_original", None)),
                     getattr(c, "mean_calls_mutated", None),
                 ]
                 for c in result.cells

@@ -184,7 +184,12 @@ def figure_png(fig: Any) -> bytes:
 
 
 def fmt(value: Any) -> str:
-    """Format one table cell."""
+    """Format one table cell.
+
+    Example:
+        >>> fmt(0.5), fmt([0.1, 0.25]), fmt([None, float("nan")]), fmt(None)
+        ('0.500', '[0.100, 0.250]', 'not estimable', '—')
+    """
     if value is None:
         return "—"
     if isinstance(value, float):
@@ -196,6 +201,8 @@ def fmt(value: Any) -> str:
         and len(value) == 2
         and all(isinstance(v, float | int) or v is None for v in value)
     ):
+        if all(v is None or (isinstance(v, float) and math.isnan(v)) for v in value):
+            return "not estimable"  # an interval without bounds (e.g. from one pair)
         return f"[{fmt(value[0])}, {fmt(value[1])}]"
     return str(value)
 
