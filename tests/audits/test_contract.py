@@ -39,6 +39,7 @@ from toolaudit.report import (
     record_fallback,
     render_html,
 )
+from toolaudit.report._findings import interval_bounded, interval_label
 
 
 @pytest.mark.parametrize("name", list(AUDITS))
@@ -383,9 +384,12 @@ def first_screen_mismatches(report_html: str, expected: dict[str, Finding | None
             continue
         if f.value is not None:
             want = f"{f.details.get('metric', 'value')} {f.value:.3f}"
-            if f.interval is not None and None not in f.interval:
+            if f.interval is not None and not interval_bounded(f):
+                want += " (interval not estimable)"
+            elif f.interval is not None:
                 lo, hi = f.interval
-                want += f" [{lo:.3f}, {hi:.3f}]" + (f" ({f.level:.0%} interval)" if f.level else "")
+                label = interval_label(f)
+                want += f" [{lo:.3f}, {hi:.3f}]" + (f" ({label})" if label else "")
             if want not in line:
                 problems.append(f"{title}: {want!r} not in {line!r}")
         if f.p_value is not None and f"p = {f.p_value:.3g}" not in line:

@@ -217,3 +217,23 @@ def test_leakage_headline_names_family_wise_intervals_as_such() -> None:
     )
     assert "(family-wise 95% interval 0.436 to 0.794)" in verdict_card("Leakage", none).sentence
     assert line.count("interval") == 1
+
+
+def test_a_zero_width_interval_over_many_clusters_is_a_verdict_not_missing_data() -> None:
+    """The demo's planted scoring-rule defect moved each of 25 tasks by exactly 0.25: its
+    interval [0.250, 0.250] over 75 pairs is certain, and the card says PROBLEM FOUND
+    (it said "not enough data"). An interval without bounds (one cluster, or one pair)
+    stays insufficient, in words."""
+    from toolaudit.report import Finding
+    from toolaudit.report._cards import verdict_card
+
+    certain = Finding(name="probe.attribution.careful.tool_rename", verdict="scoring_rule",
+                      value=0.25, interval=(0.25, 0.25), level=0.95, n=75,
+                      subject="careful × tool_rename")  # fmt: skip
+    card = verdict_card("Probe", certain)
+    assert card.severity == "problem" and "(95% interval 0.250 to 0.250)" in card.sentence
+    nan = float("nan")
+    one = Finding(name="probe.repeat_control.llm", verdict="rerun_flips", value=1.0,
+                  interval=(nan, nan), level=0.95, n=3, subject="llm")  # fmt: skip
+    card = verdict_card("Probe LLM", one)
+    assert card.severity == "insufficient" and "(interval not estimable)" in card.sentence

@@ -5,8 +5,8 @@ glance (a problem found, nothing found, not enough data, or for information).
 The sentence is a template filled from the finding's numbers, so it changes when they
 change. The verdict keyword is kept beside it as a small tag. Severity is
 ``insufficient`` whenever the finding cannot support a verdict, whatever its keyword: a
-sample of fewer than 2, or an interval of zero width (one cluster); a verdict that
-already says why it is insufficient keeps its own sentence.
+sample of fewer than 2, or an interval that could not be estimated (one cluster); a
+verdict that already says why it is insufficient keeps its own sentence.
 
 Example:
     >>> f = Finding(name="probe.compare.delta", verdict="different", value=-0.2,
@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolaudit.report._document import Section, Table
-from toolaudit.report._findings import Fallback, Finding, headline_sentence, interval_label
+from toolaudit.report._findings import (
+    Fallback,
+    Finding,
+    headline_sentence,
+    interval_bounded,
+    interval_label,
+)
 
 Severity = Literal["problem", "clear", "insufficient", "info"]
 
@@ -197,12 +203,13 @@ def _fmt(x: float | None) -> str:
 
 
 def _insufficient(f: Finding) -> bool:
+    """Fewer than 2 samples, or an interval that was not estimable (no bounds). A
+    zero-width interval over many samples is a certain result, not a lack of data: the
+    cluster bootstrap gives no bounds for one cluster, so a zero width means that every
+    cluster agreed (the demo's 25 tasks each moved by exactly 0.25)."""
     if f.n is not None and f.n < 2:
         return True
-    if f.interval is not None and None not in f.interval:
-        lo, hi = f.interval
-        return lo == hi
-    return False
+    return f.interval is not None and not interval_bounded(f)
 
 
 def verdict_card(title: str, finding: Finding | None, *, note: str | None = None) -> Card:
@@ -220,11 +227,12 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
         template = ("Not enough data for a verdict: {n} sample(s){ci} cannot support one. "
                     "Next: more tasks, seeds or rows.")  # fmt: skip
     ci = ""
-    if finding.interval is not None and None not in finding.interval:
+    if finding.interval is not None:
         lo, hi = finding.interval
         label = interval_label(finding)
         level = f"{label} " if label else ""
-        ci = f" ({level}{_fmt(lo)} to {_fmt(hi)})"
+        bounded = interval_bounded(finding)
+        ci = f" ({level}{_fmt(lo)} to {_fmt(hi)})" if bounded else " (interval not estimable)"
     p = (
         f", {finding.test or 'test'} p = {finding.p_value:.3g}"
         if finding.p_value is not None

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -86,6 +87,15 @@ def interval_label(finding: Finding) -> str:
     return f"{joint}{finding.level:.0%} interval"
 
 
+def interval_bounded(finding: Finding) -> bool:
+    """True when the finding's interval has two numeric bounds (a bootstrap over one
+    cluster has none: not estimable)."""
+    iv = finding.interval
+    return iv is not None and all(
+        x is not None and not (isinstance(x, float) and math.isnan(x)) for x in iv
+    )
+
+
 def _num(x: Any) -> str:
     if isinstance(x, bool) or not isinstance(x, int | float):
         return "undefined" if x is None else str(x)
@@ -111,7 +121,9 @@ def headline_sentence(title: str, finding: Finding | None, *, note: str | None =
     if finding.value is not None:
         metric = str(finding.details.get("metric", "value"))
         what.append(f"{metric} {_num(finding.value)}")
-        if finding.interval is not None and None not in finding.interval:
+        if finding.interval is not None and not interval_bounded(finding):
+            what[-1] += " (interval not estimable)"
+        elif finding.interval is not None:
             lo, hi = finding.interval
             label = interval_label(finding)
             level = f" ({label})" if label else ""
