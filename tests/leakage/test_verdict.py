@@ -236,7 +236,8 @@ def test_per_group_table_leaves_out_groups_undefined_in_every_scope() -> None:
     from toolaudit.leakage._report import defined_groups
 
     one = {"a": {"auroc": None, "n": 1}, "b": {"auroc": 0.5, "n": 2}, "c": {"auroc": None}}
-    two = {"a": {"auroc": None, "n": 1}, "b": {"auroc": None}, "c": {"auroc": 1.0, "n": 2}}
+    # NaN: the audit's own result before it is written as JSON null
+    two = {"a": {"auroc": float("nan")}, "b": {"auroc": None}, "c": {"auroc": 1.0, "n": 2}}
     other = {"a": {"auroc": 0.7, "n": 9}}  # another feature set: does not count
     payload = {"scopes": [{"features": "f", "by_group": one}, {"features": "f", "by_group": two},
                           {"features": "g", "by_group": other}]}  # fmt: skip

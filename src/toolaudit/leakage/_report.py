@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from toolaudit.leakage._verdict import outcome_note, verdict_sentence
@@ -81,6 +82,11 @@ def _roc_chart(roc: dict[str, Any]) -> Any:
 MAX_HEATMAP_GROUPS = 20
 
 
+def _defined(auroc: Any) -> bool:
+    """An AUROC that exists: null in leakage.json, NaN in the result before it is written."""
+    return auroc is not None and not (isinstance(auroc, float) and math.isnan(auroc))
+
+
 def heatmap_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> list[str]:
     """The groups the heatmap shows: all of them up to :data:`MAX_HEATMAP_GROUPS`, else
     that many, those with a defined AUROC in the most scopes first, then the largest
@@ -91,7 +97,7 @@ def heatmap_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> li
 
     def rank(g: str) -> tuple[int, int, str]:
         cells = [r["by_group"].get(g) or {} for r in scopes]
-        defined = sum(c.get("auroc") is not None for c in cells)
+        defined = sum(_defined(c.get("auroc")) for c in cells)
         size = max((int(c.get("n") or 0) for c in cells), default=0)
         return (-defined, -size, g)
 
@@ -105,10 +111,12 @@ def defined_groups(payload: dict[str, Any], focus: str, groups: list[str]) -> li
     table and heatmap leave such groups out, count them in the title, and the warnings
     below the section list them."""
     scopes = [r for r in payload["scopes"] if r["features"] == focus]
+
+    def defined(x: Any) -> bool:  # null in the JSON, NaN before it is written
+        return x is not None and not (isinstance(x, float) and math.isnan(x))
+
     return [
-        g
-        for g in groups
-        if any((r["by_group"].get(g) or {}).get("auroc") is not None for r in scopes)
+        g for g in groups if any(defined((r["by_group"].get(g) or {}).get("auroc")) for r in scopes)
     ]
 
 
