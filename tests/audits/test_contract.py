@@ -384,7 +384,7 @@ def first_screen_mismatches(report_html: str, expected: dict[str, Finding | None
             continue
         if f.value is not None:
             want = f"{f.details.get('metric', 'value')} {f.value:.3f}"
-            if f.interval is not None and not interval_bounded(f):
+            if f.interval is not None and not interval_bounded(f.interval):
                 want += " (interval not estimable)"
             elif f.interval is not None:
                 lo, hi = f.interval

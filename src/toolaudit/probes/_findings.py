@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolaudit.report import Finding
+from toolaudit.report import Finding, interval_bounded
 
 ATTRIBUTED = ("tool_rename", "reformat")
 
@@ -299,15 +299,10 @@ def _f(x: float | None, spec: str = ".3f") -> str:
     return "undefined" if x is None else format(x, spec)
 
 
-def _estimable(iv: Sequence[float | None] | None) -> bool:
-    """True when both bounds are numbers (a bootstrap over one cluster gives none)."""
-    return iv is not None and all(x is not None and x == x for x in iv)
-
-
 def _ivs(iv: Sequence[float | None] | None) -> str:
     if iv is None:
         return ""
-    return f" [{_f(iv[0])}, {_f(iv[1])}]" if _estimable(iv) else " (interval not estimable)"
+    return f" [{_f(iv[0])}, {_f(iv[1])}]" if interval_bounded(iv) else " (interval not estimable)"
 
 
 _ATTRIBUTION = {
@@ -386,7 +381,7 @@ def _repeat(f: Finding) -> str:
     if f.verdict == "no_rerun_flips":
         head = f"{f.subject}{temp}: identical reruns flipped no outcome ({f.n} pairs)"
         tail = "; the repeat control cannot separate a change from rerun noise for it."
-    elif not _estimable(f.interval):
+    elif not interval_bounded(f.interval):
         head = (
             f"{f.subject}{temp}: identical reruns flip {_f(f.value)} of outcomes "
             f"({f.n} pair(s): interval not estimable)"

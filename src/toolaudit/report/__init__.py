@@ -26,6 +26,7 @@ from toolaudit.report._findings import (
     Finding,
     ResultMeta,
     headline_sentence,
+    interval_bounded,
     record_fallback,
 )
 from toolaudit.report._meta import (
@@ -52,6 +53,7 @@ __all__ = [
     "file_digest",
     "Headline",
     "headline_sentence",
+    "interval_bounded",
     "Section",
     "Table",
     "figure_png",

@@ -209,7 +209,7 @@ def _insufficient(f: Finding) -> bool:
     cluster agreed (the demo's 25 tasks each moved by exactly 0.25)."""
     if f.n is not None and f.n < 2:
         return True
-    return f.interval is not None and not interval_bounded(f)
+    return f.interval is not None and not interval_bounded(f.interval)
 
 
 def verdict_card(title: str, finding: Finding | None, *, note: str | None = None) -> Card:
@@ -231,7 +231,7 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
         lo, hi = finding.interval
         label = interval_label(finding)
         level = f"{label} " if label else ""
-        bounded = interval_bounded(finding)
+        bounded = interval_bounded(finding.interval)
         ci = f" ({level}{_fmt(lo)} to {_fmt(hi)})" if bounded else " (interval not estimable)"
     p = (
         f", {finding.test or 'test'} p = {finding.p_value:.3g}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,10 +88,14 @@ def interval_label(finding: Finding) -> str:
     return f"{joint}{finding.level:.0%} interval"
 
 
-def interval_bounded(finding: Finding) -> bool:
-    """True when the finding's interval has two numeric bounds (a bootstrap over one
-    cluster has none: not estimable)."""
-    iv = finding.interval
+def interval_bounded(iv: Sequence[float | None] | None) -> bool:
+    """True when an interval has two numeric bounds; a bootstrap over one cluster gives
+    None or NaN bounds (not estimable).
+
+    Example:
+        >>> interval_bounded((0.1, 0.2)), interval_bounded((None, None)), interval_bounded(None)
+        (True, False, False)
+    """
     return iv is not None and all(
         x is not None and not (isinstance(x, float) and math.isnan(x)) for x in iv
     )
@@ -121,7 +126,7 @@ def headline_sentence(title: str, finding: Finding | None, *, note: str | None =
     if finding.value is not None:
         metric = str(finding.details.get("metric", "value"))
         what.append(f"{metric} {_num(finding.value)}")
-        if finding.interval is not None and not interval_bounded(finding):
+        if finding.interval is not None and not interval_bounded(finding.interval):
             what[-1] += " (interval not estimable)"
         elif finding.interval is not None:
             lo, hi = finding.interval
