@@ -119,24 +119,40 @@ def test_cli_models_cache_root_that_is_a_file(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("damage", ["empty", "truncated"])
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [("empty", "(model.safetensors: SHA-256"), ("truncated", "(model.safetensors: SHA-256"),
+     ("zeros of the same size", "(model.safetensors: SHA-256"),
+     ("no digest record", "(SafetensorError")],
+)  # fmt: skip
 def test_cli_models_damaged_prepared_model_names_the_folder_and_the_fix(
-    tmp_path, capsys, monkeypatch, damage
+    tmp_path, capsys, monkeypatch, damage, says
 ):
+    """A prepared folder is checked against the SHA-256 of its files recorded when it was
+    converted: zeroed weights of the right size give finite logits and would pass the
+    probe-text check under the same identity. A folder prepared before digests were kept
+    still fails on its damaged weights as safetensors reads them."""
     import shutil
 
-    from toolaudit.models import embedded_model_dir
+    from toolaudit.models import embedded_model_dir, verify_prepared
 
     real = embedded_model_dir("gemma")  # the prepared folder (converted once, cached)
+    verify_prepared(real)
     broken = tmp_path / "models" / real.name
     broken.mkdir(parents=True)
     for f in real.iterdir():
-        if f.name != "model.safetensors":
+        if f.name != "model.safetensors" and not (
+            damage == "no digest record" and f.name == "toolaudit-digests.json"
+        ):
             shutil.copy(f, broken / f.name)
-    with (real / "model.safetensors").open("rb") as fh:
-        weights = fh.read(1000) if damage == "truncated" else b""
-    (broken / "model.safetensors").write_bytes(weights)
+    weights = broken / "model.safetensors"
+    if damage == "zeros of the same size":
+        with weights.open("wb") as fh:
+            fh.truncate((real / "model.safetensors").stat().st_size)
+    else:
+        with (real / "model.safetensors").open("rb") as fh:
+            weights.write_bytes(fh.read(1000) if damage != "empty" else b"")
     monkeypatch.setenv("TOOLAUDIT_CACHE", str(tmp_path))
     err = _run(["models", "score", "embedded:gemma", *SCORE], capsys)
-    assert f"{broken}: the prepared model files are damaged (SafetensorError" in err
+    assert f"{broken}: the prepared model files are damaged {says}" in err
     assert "toolaudit models prepare --force" in err

@@ -22,6 +22,16 @@ def test_cli_models_score_json_with_callable_backend(capsys):
     assert out["sum"] == -8.0 and out["mean_surprisal"] == 4.0 and out["tokens"] == 2
 
 
+def test_cli_models_chat_turn_needs_a_model_that_renders_a_chat(capsys):
+    """``--chat`` renders the context as a user turn through the model's own template, on
+    any backend that has one; a plain function has none and says so in one line."""
+    rc = main(["models", "score", "py:tests.models.toy_backend:echo_upper", "--context", "ab",
+               "--continuation", "x", "--chat"])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and len(err.splitlines()) == 1
+    assert "cannot render a chat" in err and "chat template" in err
+
+
 def test_cli_models_generate_prints_completion(capsys):
     rc = main(["models", "generate", "py:tests.models.toy_backend:echo_upper", "--prompt", "hi you",
                "--stop", " "])  # fmt: skip

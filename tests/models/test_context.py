@@ -85,11 +85,38 @@ def test_assemble_verifies_size_and_hash(tmp_path):
         ModelError, match=r"embedded:test: the assembled parts are corrupted .*SHA-256"
     ):
         assemble(spec, swapped, tmp_path / "bad.gguf")
-    assert not (tmp_path / "bad.gguf").exists() and not (tmp_path / "bad.gguf.part").exists()
+    assert not list(tmp_path.glob("bad.gguf*"))  # nor its per-process partial file
     with pytest.raises(
         ModelError, match=r"154 bytes instead of 161.*pip install --force-reinstall"
     ):
         assemble(spec, _write(tmp_path, parts[:2] + [b""]), tmp_path / "short.gguf")
+
+
+def test_assembled_path_rehashes_a_changed_file_and_assembles_it_again(
+    tmp_path, monkeypatch, caplog
+):
+    """The whole SHA-256 is checked after assembly and again whenever the file's size or
+    time changed: a same-size corruption is found and the file rebuilt from its parts."""
+    from toolaudit.models import _assemble
+
+    parts = [b"GGUF" + b"a" * 100, b"b" * 50]
+    spec = _spec(parts)
+    paths = _write(tmp_path, parts)
+    built: list[int] = []
+
+    def parts_of(_spec: PartedFile) -> list[Path]:
+        built.append(1)
+        return paths
+
+    monkeypatch.setattr(_assemble, "part_paths", parts_of)
+    out = _assemble.assembled_path(spec, tmp_path / "gguf")
+    assert built == [1] and out.read_bytes() == b"".join(parts)
+    assert _assemble.assembled_path(spec, tmp_path / "gguf") == out and built == [1]
+    out.write_bytes(b"GGUF" + b"X" * 100 + b"b" * 50)  # same size, other bytes
+    with caplog.at_level("WARNING", logger="toolaudit.models._assemble"):
+        assert _assemble.assembled_path(spec, tmp_path / "gguf") == out
+    assert built == [1, 1] and out.read_bytes() == b"".join(parts)
+    assert "is not embedded:test's; assembling it again" in caplog.text
 
 
 def test_part_paths_missing_part_names_package_and_pip_line():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolaudit.models import ContextLengthError
+from toolaudit.errors import ConfigError
+from toolaudit.models import ContextLengthError, load_model
 from toolaudit.models._hf import HFModel
 from toolaudit.models._prefix import naive_logprobs
 
@@ -182,14 +183,16 @@ def test_hf_complete_cuts_at_stop_string(hf_model, batched_completion):
     assert cut == full[: full.index(word)]
 
 
-def test_hf_chat_mode_renders_gemma_turns_and_changes_identity(embedded_lm):
+def test_hf_renders_gemma_turns_and_has_no_chat_prompt_mode(embedded_lm):
+    """A user turn in Gemma's plain turn format; wrapping raw prompts as a chat turn is
+    the caller's (``redact --chat``), not a model option that changes its identity."""
     model, tok = embedded_lm
-    chat = HFModel.from_loaded(model, tok, identity="embedded:test", chat=True)
-    assert chat.identity == "embedded:test[float32,window=32768,truncate=error,chat]"
-    assert chat._as_prompt("hi") == "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n"
-    plain = HFModel.from_loaded(model, tok, identity="embedded:test")
-    (a,), (b,) = chat.loglikelihood([("hi", " Hello")]), plain.loglikelihood([("hi", " Hello")])
-    assert a != pytest.approx(b, abs=1e-3)
+    lm = HFModel.from_loaded(model, tok, identity="embedded:test")
+    assert lm.identity == "embedded:test[float32,window=32768,truncate=error]"
+    turn = lm.render([{"role": "user", "content": "hi"}])
+    assert turn == "<start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n"
+    with pytest.raises(ConfigError, match="invalid embedded option='chat'"):
+        load_model("embedded:gemma", chat=True)
 
 
 def test_hf_identity_of_embedded_names_converted_folder_and_options():

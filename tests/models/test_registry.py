@@ -38,7 +38,7 @@ def test_load_model_unknown_option_is_config_error():
 
 def test_load_model_builds_each_backend_without_loading(tmp_path):
     assert isinstance(load_model("embedded", batch_size=2), HFModel)
-    assert isinstance(load_model(f"hf:{tmp_path}", chat=True), HFModel)
+    assert isinstance(load_model(f"hf:{tmp_path}", max_states=2), HFModel)
     assert isinstance(load_model("embedded:gemma", device="cpu"), HFModel)
     lm = load_model("openai:m@http://127.0.0.1:9/v1", concurrency=3)
     assert isinstance(lm, OpenAIModel)

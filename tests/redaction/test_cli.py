@@ -10,6 +10,7 @@ import pytest
 from toolaudit.cli.main import main
 from toolaudit.datasets import make_tcr_shortcut
 from toolaudit.models import save_pipeline, train_controlled_model
+from toolaudit.redaction import RedactionResults
 from toolaudit.traces import write_jsonl
 
 
@@ -45,6 +46,9 @@ def test_redact_cli_writes_redaction_json_and_reruns_from_cache(
     assert again["run"]["calls"] == {"made": 0, "cached": 40 * 4 * 10}
     # byte-identical: the call counters live in the run log, not in the results
     assert (out / "redaction.json").read_text() == first
+    assert RedactionResults.model_validate_json(first).run_calls is None
+    log = [json.loads(line)["calls"] for line in (out / "run_log.jsonl").read_text().splitlines()]
+    assert log == [doc["run"]["calls"], again["run"]["calls"]]
 
 
 def test_redact_cli_custom_class_and_generate_scoring(

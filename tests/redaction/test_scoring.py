@@ -103,3 +103,27 @@ def test_score_rows_reads_messages_when_there_is_no_prompt() -> None:
 def test_score_rows_rejects_unknown_scoring() -> None:
     with pytest.raises(ConfigError, match="invalid scoring='sample'"):
         score_rows(KeywordModel(), _rows("x"), scoring="sample")  # type: ignore[arg-type]
+
+
+def test_score_rows_chat_scores_each_prompt_as_one_user_turn(tiny_lm) -> None:
+    """``chat``: the row's text with its answer cue becomes one user turn in the model's
+    own template (Qwen's ChatML here), for scoring and for generation alike."""
+    turn = tiny_lm.render([{"role": "user", "content": "x BIND\n<answer>"}])
+    assert turn.startswith("<|im_start|>") and turn.endswith("<|im_start|>assistant\n")
+    got = score_rows(tiny_lm, _rows("x BIND"), scoring="options", chat=True)
+    want = score_rows(tiny_lm, _rows("x BIND"), scoring="options")
+    assert got.scores != want.scores  # the raw text and the chat turn are other inputs
+    direct = tiny_lm.loglikelihood([(turn, f"{k}</answer>") for k in range(1, 11)])
+    sums = [sum(x) for x in direct]
+    top = max(sums)
+    p = [math.exp(s - top) for s in sums]
+    expected = sum(k * pk for k, pk in zip(range(1, 11), p, strict=True)) / sum(p)
+    assert got.scores[0] == pytest.approx((expected - 1) / 9, abs=1e-9)
+    reply = score_rows(tiny_lm, _rows("x"), scoring="generate", chat=True, max_tokens=3)
+    raw = tiny_lm.complete([tiny_lm.render([{"role": "user", "content": "x"}])], max_tokens=3)
+    assert reply.answers == tuple(raw)
+
+
+def test_score_rows_chat_refuses_a_model_without_a_chat_template() -> None:
+    with pytest.raises(ConfigError, match=r"test:keyword: chat prompts need a model that renders"):
+        score_rows(KeywordModel(), _rows("x"), scoring="options", chat=True)

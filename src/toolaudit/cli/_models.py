@@ -135,7 +135,12 @@ def _add_spec(parser: argparse.ArgumentParser) -> None:
         "llama:qwen | openai:MODEL@URL | sklearn:FILE | py:module:function; backend "
         "options as ,KEY=VALUE (e.g. openai:m@URL,tokenizer=embedded:qwen)",
     )
-    parser.add_argument("--chat", action="store_true", help="hf/embedded: wrap as a user turn")
+    parser.add_argument(
+        "--chat",
+        action="store_true",
+        help="render the context or prompt as one user turn in the model's chat template "
+        "(a model that renders a chat: embedded, hf:, llama:, openai: with tokenizer=)",
+    )
     parser.add_argument(
         "--device", default=None, help="hf/embedded: cpu, cuda, cuda:N (default: cuda if present)"
     )
@@ -172,7 +177,7 @@ def _load(args: argparse.Namespace) -> Any:
     from toolaudit.models import load_model
 
     options: dict[str, Any] = {}
-    local = {"chat": args.chat or None, "truncate": args.truncate, "max_length": args.max_length}
+    local = {"truncate": args.truncate, "max_length": args.max_length}
     remote = {"api_key_env": args.api_key_env, "timeout": args.request_timeout}
     for key, value in local.items():
         if value is not None:
@@ -187,6 +192,13 @@ def _load(args: argparse.Namespace) -> Any:
     if args.max_length is not None and args.max_length < 2:
         raise ConfigError.invalid("--max-length", "an integer >= 2", args.max_length)
     return load_model(args.spec, cache=args.cache, device=args.device, **options)
+
+
+def _as_turn(lm: Any, args: argparse.Namespace) -> str:
+    """``--context`` / ``--prompt`` as given, or with ``--chat`` as one user turn in the
+    model's chat template (a model that cannot render one says so in one line)."""
+    text = str(args.context if getattr(args, "context", None) is not None else args.prompt)
+    return lm.render([{"role": "user", "content": text}]) if args.chat else text
 
 
 def _read_json_list(path: Path, key: str) -> list[dict[str, Any]]:
@@ -219,14 +231,17 @@ def _score(args: argparse.Namespace) -> int:
     if args.messages is not None:
         if args.context is not None or args.continuation is not None:
             raise ConfigError("give either --messages [--tools] or --context and --continuation")
+        if args.chat:
+            raise ConfigError("--chat applies to --context; --messages is already a chat")
         return _score_chat(args)
     if args.context is None or args.continuation is None:
         raise ConfigError("score needs --context and --continuation (or --messages FILE)")
     lm = _load(args)
-    logprobs = lm.loglikelihood([(args.context, args.continuation)])[0]
+    logprobs = lm.loglikelihood([(_as_turn(lm, args), args.continuation)])[0]
     total = float(sum(logprobs))
     result = {
         "model": lm.identity,
+        "chat": bool(args.chat),
         "tokens": len(logprobs),
         "logprobs": logprobs,
         "sum": total,
@@ -277,12 +292,22 @@ def _generate(args: argparse.Namespace) -> int:
         raise ConfigError.invalid("--max-tokens", "an integer >= 1", args.max_tokens)
     if args.prompt is not None:
         lm = _load(args)
-        text = lm.complete([args.prompt], max_tokens=args.max_tokens, stop=args.stop)[0]
+        prompt = _as_turn(lm, args)
+        text = lm.complete([prompt], max_tokens=args.max_tokens, stop=args.stop)[0]
         if args.json:
-            print_json({"model": lm.identity, "prompt": args.prompt, "completion": text})
+            print_json(
+                {
+                    "model": lm.identity,
+                    "chat": bool(args.chat),
+                    "prompt": prompt,
+                    "completion": text,
+                }
+            )
         else:
             sys.stdout.write(visible(text, keep="\n\t") + "\n")
         return 0
+    if args.chat:
+        raise ConfigError("--chat applies to --prompt; --messages is already a chat")
     messages = _read_json_list(args.messages, "messages")
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
     lm = _load(args)
@@ -356,15 +381,19 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from toolaudit.models import DEFAULT_EMBEDDED, EMBEDDED, embedded_gguf_path, embedded_model_dir
+    from toolaudit.models import (
+        DEFAULT_EMBEDDED,
+        EMBEDDED,
+        embedded_gguf_path,
+        embedded_model_dir,
+        verify_prepared,
+    )
 
-    models = {
-        name: {
-            "model_dir": str(embedded_model_dir(name, force=args.force)),
-            "gguf": str(embedded_gguf_path(name)),
-        }
-        for name in EMBEDDED
-    }
+    models = {}
+    for name in EMBEDDED:
+        folder = embedded_model_dir(name, force=args.force)
+        verify_prepared(folder)  # the files are the ones converted (SHA-256 recorded then)
+        models[name] = {"model_dir": str(folder), "gguf": str(embedded_gguf_path(name))}
     default = models[DEFAULT_EMBEDDED]
     if args.json:
         print_json({**default, "default": f"embedded:{DEFAULT_EMBEDDED}", "models": models})

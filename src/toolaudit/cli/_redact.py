@@ -118,7 +118,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch-rows", type=positive_int, default=8, help="rows per model call, >= 1 (8)"
     )
-    p.add_argument("--chat", action="store_true", help="hf/embedded: wrap prompts as a chat turn")
+    p.add_argument(
+        "--chat",
+        action="store_true",
+        help="score each prompt as one user turn in the model's chat template (any model "
+        "that renders a chat)",
+    )
     p.add_argument("--json", action="store_true", help="print redaction.json on stdout")
     p.set_defaults(func=run)
 
@@ -178,8 +183,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out / result.results_file
     sections = with_fallbacks(report_sections(result), result.fallbacks, title="Redaction")
     write_report(args.out, "toolaudit redaction audit", sections)
-    log = (args.out / "run_log.jsonl").read_text(encoding="utf-8").splitlines()
-    calls = json.loads(log[-1])["calls"]  # this invocation's: the line the run appended
+    calls = result.run_calls
+    assert calls is not None  # a result this process ran carries its call counts
     if args.json:
         # the results file, plus this invocation's call counters (kept out of the file)
         print_json({**json.loads(out.read_text(encoding="utf-8")), "run": {"calls": calls}})

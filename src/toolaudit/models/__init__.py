@@ -26,6 +26,7 @@ from toolaudit.models._embedded import (
     embedded_gguf_path,
     embedded_model_dir,
     load_causal_lm,
+    verify_prepared,
 )
 from toolaudit.models._registry import BACKENDS, ModelSpec, load_model, parse_spec
 from toolaudit.models._sklearn import (
@@ -61,6 +62,7 @@ __all__ = [
     "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",
+    "verify_prepared",
     "example_text",
     "load_causal_lm",
     "load_model",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +72,7 @@ def assemble(spec: PartedFile, parts: Sequence[Path], out: Path) -> Path:
     ``ModelError`` naming the model, the parts' sizes and the fix.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
+    tmp = out.with_name(f"{out.name}.part.{os.getpid()}")  # one per process
     h = hashlib.sha256()
     sizes: list[int] = []
     with tmp.open("wb") as dst:
@@ -97,13 +98,48 @@ def assemble(spec: PartedFile, parts: Sequence[Path], out: Path) -> Path:
             f"{' '.join(f'{p}=={spec.version}' for p in spec.packages)}"
         )
     tmp.replace(out)
+    _stamp(out, digest)
     logger.info("assembled %s (%d bytes, sha256 verified)", out, total)
     return out
 
 
+def _stamp_path(out: Path) -> Path:
+    return out.with_name(out.name + ".sha256")
+
+
+def _stamp(out: Path, digest: str) -> None:
+    """Record that ``out``, at its current size and modification time, hashed to
+    ``digest`` (so a later load need not read it again)."""
+    st = out.stat()
+    tmp = out.with_name(f".{out.name}.sha256.{os.getpid()}")
+    tmp.write_text(f"{digest} {st.st_size} {st.st_mtime_ns}\n", encoding="utf-8")
+    tmp.replace(_stamp_path(out))
+
+
+def _stamped(out: Path, digest: str) -> bool:
+    try:
+        recorded = _stamp_path(out).read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    st = out.stat()
+    return recorded == [digest, str(st.st_size), str(st.st_mtime_ns)]
+
+
 def assembled_path(spec: PartedFile, folder: Path) -> Path:
-    """The verified GGUF in ``folder``, assembling it from the installed parts once."""
+    """The verified GGUF in ``folder``, assembling it from the installed parts once.
+
+    The file's whole SHA-256 is checked against the model's: once after assembly, and
+    again whenever its size or modification time is not what was recorded then; a file
+    that no longer matches is assembled again from the parts (and logged)."""
     out = folder / spec.filename
     if out.is_file() and out.stat().st_size == spec.size:
-        return out
+        if _stamped(out, spec.sha256):
+            return out
+        with out.open("rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        if digest == spec.sha256:
+            _stamp(out, digest)
+            return out
+        logger.warning("%s: SHA-256 %s… is not %s's; assembling it again from the parts",
+                       out, digest[:16], spec.model)  # fmt: skip
     return assemble(spec, part_paths(spec), out)

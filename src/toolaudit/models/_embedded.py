@@ -160,9 +160,76 @@ def _convert(gguf: Path, target: Path, *, needs_template: bool, model: str) -> N
         if not (tied and k == "lm_head.weight")
     }
     save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    _write_digests(tmp, {name: _digest_entry(tmp / name) for name in _prepared_files(tmp)})
     if target.exists():
         shutil.rmtree(target)
     tmp.rename(target)
+
+
+DIGESTS = "toolaudit-digests.json"
+
+
+def _prepared_files(folder: Path) -> list[str]:
+    return sorted(f.name for f in folder.iterdir() if f.is_file() and f.name != DIGESTS)
+
+
+def _digest_entry(path: Path) -> dict[str, Any]:
+    with path.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    st = path.stat()
+    return {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _write_digests(folder: Path, files: dict[str, dict[str, Any]]) -> None:
+    import json
+
+    tmp = folder / f".{DIGESTS}.{os.getpid()}"
+    tmp.write_text(json.dumps({"files": files}, indent=1, sort_keys=True) + "\n")
+    tmp.replace(folder / DIGESTS)
+
+
+def verify_prepared(folder: Path) -> None:
+    """Check a prepared (converted) model folder against the SHA-256 of each file recorded
+    when it was converted, so the embedded model's identity (its GGUF's digest) names the
+    weights actually loaded. A file whose size and modification time are as recorded is
+    not read again; any other is hashed, and a mismatch, a missing or an extra file is
+    one line naming the file and the fix. A folder prepared before digests were kept gets
+    them recorded now."""
+    import json
+
+    record = folder / DIGESTS
+    if not record.is_file():
+        logger.info("%s: recording the SHA-256 of its files (prepared before they were kept)",
+                    folder)  # fmt: skip
+        _write_digests(folder, {n: _digest_entry(folder / n) for n in _prepared_files(folder)})
+        return
+    fix = "rebuild them with 'toolaudit models prepare --force' (or delete this folder)"
+    try:
+        files = json.loads(record.read_text(encoding="utf-8"))["files"]
+        expected = {str(k): (str(v["sha256"]), int(v["size"]), int(v["mtime_ns"]))
+                    for k, v in files.items()}  # fmt: skip
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ModelError(f"{record}: not a digest record of toolaudit; {fix}") from None
+    present = _prepared_files(folder)
+    for name in sorted(set(expected) | set(present)):
+        if name not in present or name not in expected:
+            why = "is missing" if name not in present else "was not there when it was prepared"
+            raise ModelError(
+                f"{folder}: the prepared model files are damaged ({name} {why}); {fix}"
+            )
+        digest, size, mtime = expected[name]
+        st = (folder / name).stat()
+        if (st.st_size, st.st_mtime_ns) == (size, mtime):
+            continue
+        got = _digest_entry(folder / name)
+        if got["sha256"] != digest:
+            raise ModelError(
+                f"{folder}: the prepared model files are damaged ({name}: SHA-256 "
+                f"{got['sha256'][:16]}… differs from the {digest[:16]}… recorded when it was "
+                f"prepared); {fix}"
+            )
+        files[name] = got  # the same bytes, touched: remember the new time
+        _write_digests(folder, files)
 
 
 def load_causal_lm(
@@ -186,6 +253,9 @@ def load_causal_lm(
         path = str(embedded_model_dir(spec.partition(":")[2]))
     else:
         path = spec
+    prepared = Path(path).resolve().is_relative_to((cache_root() / "models").resolve())
+    if prepared:
+        verify_prepared(Path(path))
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = dtype or ("bfloat16" if dev.startswith("cuda") else "float32")
     from transformers.utils import logging as hf_logging
@@ -195,7 +265,6 @@ def load_causal_lm(
         tok = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, name))
     except Exception as exc:  # safetensors, json, OSError...: whatever a damaged file raises
-        prepared = Path(path).resolve().is_relative_to((cache_root() / "models").resolve())
         if not prepared:  # a user's own folder or hub id: their error, as transformers says
             raise
         first = (str(exc).strip().splitlines() or [""])[0][:200]

@@ -55,8 +55,6 @@ class HFModel:
         dtype: ``float32`` or ``bfloat16``...; default float32 on CPU, bfloat16 on a GPU.
         batch_size: prompts per forward pass in :meth:`complete` (scoring runs one token
             trie per call).
-        chat: legacy prompt mode for ``loglikelihood``/``complete``: each raw context or
-            prompt is rendered as one user turn (the continuation is the model's reply).
         max_length: the window in tokens; default the model's ``max_position_embeddings``.
         truncate: ``error`` (default): an over-window context raises; ``left`` or
             ``middle``: cut it and count it in :attr:`truncations`.
@@ -76,7 +74,6 @@ class HFModel:
         device: str | None = None,
         dtype: str | None = None,
         batch_size: int = 8,
-        chat: bool = False,
         max_length: int | None = None,
         truncate: str = "error",
         max_states: int = 8,
@@ -85,7 +82,6 @@ class HFModel:
         self.device = device
         self.dtype = dtype
         self.batch_size = int(batch_size)
-        self.chat = bool(chat)
         self.max_length = int(max_length) if max_length is not None else None
         self.truncate = check_truncate(truncate)
         self.max_states = int(max_states)
@@ -149,13 +145,12 @@ class HFModel:
         window = self.max_length or int(getattr(config, "max_position_embeddings", 2048))
         self._window = window
         name = str(dtype).removeprefix("torch.")
-        chat = ",chat" if self.chat else ""
-        return f"[{name},window={window},truncate={self.truncate}{chat}]"
+        return f"[{name},window={window},truncate={self.truncate}]"
 
     @property
     def identity(self) -> str:
         """``embedded:STEM-DIGEST[...]`` or ``hf:PATH@DIGEST[...]``; the bracket holds every
-        option that changes a score: dtype, window, truncation policy, chat mode."""
+        option that changes a score: dtype, window and truncation policy."""
         if self._identity is None:
             folder = self._folder()
             name = self._embedded_name
@@ -277,9 +272,6 @@ class HFModel:
             kwargs["tools"] = list(tools)
         return str(tok.apply_chat_template(normalize_messages(messages), **kwargs))
 
-    def _as_prompt(self, text: str) -> str:
-        return self.render([{"role": "user", "content": text}]) if self.chat else text
-
     def encode_context(self, text: str) -> list[int]:
         """Token ids of a context: special tokens added (a ``<bos>`` leads where the model
         uses one, never twice); an empty context becomes ``<bos>`` (or ``<eos>``)."""
@@ -331,10 +323,7 @@ class HFModel:
         once, whatever the order (see the module docstring), and a request repeated in
         one call is scored once.
         """
-        pairs = [
-            (self.encode_context(self._as_prompt(c)), self.encode_continuation(k))
-            for c, k in requests
-        ]
+        pairs = [(self.encode_context(c), self.encode_continuation(k)) for c, k in requests]
         return self.loglikelihood_tokens(pairs)
 
     def loglikelihood_tokens(
@@ -354,9 +343,7 @@ class HFModel:
         """Greedy raw-text completions (left-padded batches), cut at the first stop string."""
         from toolaudit.models._hf_generate import complete
 
-        return complete(
-            self, [self._as_prompt(p) for p in prompts], max_tokens=max_tokens, stop=stop
-        )
+        return complete(self, list(prompts), max_tokens=max_tokens, stop=stop)
 
     def generate(
         self,

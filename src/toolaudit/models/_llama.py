@@ -270,7 +270,7 @@ class LlamaModel(HFModel):
         out = []
         for p in prompts:
             llm, tok = self._load()
-            ids = self.fit(self.encode_context(self._as_prompt(p)), max_tokens)
+            ids = self.fit(self.encode_context(p), max_tokens)
             new = self._sample(ids, max_tokens=max_tokens, temperature=0.0, seed=None)
             ends = set(self._end_ids())
             text = tok.decode([t for t in new if t not in ends], skip_special_tokens=True)

@@ -152,6 +152,7 @@ def run_redaction(
     seed: int = 0,
     n_boot: int = 2000,
     batch_rows: int = 8,
+    chat: bool = False,
     progress: Progress | None = None,
 ) -> RedactionResult:
     """Evaluate ``model`` on the original rows and on each class's redacted copy.
@@ -166,6 +167,8 @@ def run_redaction(
         seed: seed of the bootstrap and permutation test.
         n_boot: bootstrap replicates and permutations.
         batch_rows: rows per model call.
+        chat: render each prompt as one user turn in the model's chat template (the
+            answer is the assistant's reply; the model must render a chat).
         progress: ``cb(done, total, label)`` after each batch.
 
     Every class is applied before the model is called; if any recorded value survives
@@ -199,7 +202,9 @@ def run_redaction(
                 progress(base + d, total, variant)
 
         nonlocal requests
-        out = score_rows(model, batch, scoring=scoring, batch_rows=batch_rows, progress=cb)
+        out = score_rows(
+            model, batch, scoring=scoring, batch_rows=batch_rows, chat=chat, progress=cb
+        )
         done += len(batch)
         requests += out.requests
         return out

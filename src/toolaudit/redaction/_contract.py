@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from toolaudit.audits import AuditResult, ProgressFn, relaxed_settings
 from toolaudit.errors import ConfigError, check_choice, check_min
@@ -63,6 +63,19 @@ class RedactionResults(AuditResult):
     classes: list[dict[str, Any]]
     residual_check: dict[str, Any] = {}
     examples: list[dict[str, Any]] = []
+
+    _run_calls: dict[str, int] | None = PrivateAttr(default=None)
+
+    @property
+    def run_calls(self) -> dict[str, int] | None:
+        """This invocation's model calls, ``{"made": ..., "cached": ...}``: not in the
+        file, because a resumed run and an uninterrupted one differ in them (the run log
+        and the terminal show them); ``None`` for a result read back from a file."""
+        return None if self._run_calls is None else dict(self._run_calls)
+
+    def _with_run_calls(self, calls: dict[str, int]) -> RedactionResults:
+        self._run_calls = {k: int(calls.get(k, 0)) for k in ("made", "cached")}
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +215,8 @@ class RedactionAudit:
         ``out_dir/redaction_scores.jsonl`` and caches model answers in
         ``out_dir/redaction_cache.sqlite``."""
         if isinstance(config, RedactionStudyConfig):
-            doc = run_study(config, Path(out_dir), progress=progress)
-            return RedactionResults.from_payload(doc)
+            doc, calls = run_study(config, Path(out_dir), progress=progress)
+            return RedactionResults.from_payload(doc)._with_run_calls(calls)
         from toolaudit.datasets import STRENGTH, make_tcr_shortcut
         from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
         from toolaudit.redaction._audit import run_redaction, select_rows
@@ -240,7 +253,8 @@ class RedactionAudit:
             fallbacks=config.relaxed,
         )  # fmt: skip
         write_scores(Path(out_dir), result, name="redaction_scores.jsonl")
-        return RedactionResults.from_payload(result_payload(result, classes, meta))
+        doc = result_payload(result, classes, meta)
+        return RedactionResults.from_payload(doc)._with_run_calls(result.calls)
 
     def headline(self, result: RedactionResults) -> Finding | None:
         """pdb_id vs the peptide control (:func:`dependence_finding`)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,6 +92,29 @@ def parse_answer(text: str) -> int | None:
     return a if 1 <= a <= 10 else None
 
 
+_Prompt = Callable[[str], str]
+
+
+def _raw(text: str) -> str:
+    return text
+
+
+def _chat_turn(model: LanguageModel) -> _Prompt:
+    """The prompt as one user turn in ``model``'s chat template (a model that cannot
+    render a chat is refused before any request, naming the model)."""
+    if "render" not in model.capabilities:
+        raise ConfigError(
+            f"{model.identity}: chat prompts need a model that renders a chat (its own chat "
+            "template: embedded:qwen, hf: or llama: with one, openai: with tokenizer=); "
+            "score raw text without chat"
+        )
+
+    def as_prompt(text: str) -> str:
+        return model.render([{"role": "user", "content": text}])
+
+    return as_prompt
+
+
 def _softmax(logps: Sequence[float]) -> list[float]:
     top = max(logps)
     ex = [math.exp(x - top) for x in logps]
@@ -99,8 +122,8 @@ def _softmax(logps: Sequence[float]) -> list[float]:
     return [e / total for e in ex]
 
 
-def _score_options(model: LanguageModel, texts: Sequence[str]) -> RowScores:
-    ctx = [t + "\n" + ANSWER_OPEN for t in texts]
+def _score_options(model: LanguageModel, texts: Sequence[str], as_prompt: _Prompt) -> RowScores:
+    ctx = [as_prompt(t + "\n" + ANSWER_OPEN) for t in texts]
     requests = [(c, f"{k}{ANSWER_CLOSE}") for c in ctx for k in OPTIONS]
     ll = model.loglikelihood(requests)
     if len(ll) != len(requests):
@@ -116,8 +139,8 @@ def _score_options(model: LanguageModel, texts: Sequence[str]) -> RowScores:
     return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n, len(requests))
 
 
-def _score_yesno(model: LanguageModel, texts: Sequence[str]) -> RowScores:
-    ctx = [t + "\nAnswer (yes or no):" for t in texts]
+def _score_yesno(model: LanguageModel, texts: Sequence[str], as_prompt: _Prompt) -> RowScores:
+    ctx = [as_prompt(t + "\nAnswer (yes or no):") for t in texts]
     requests = [(c, cont) for c in ctx for cont in (" yes", " no")]
     ll = model.loglikelihood(requests)
     if len(ll) != len(requests):
@@ -131,8 +154,11 @@ def _score_yesno(model: LanguageModel, texts: Sequence[str]) -> RowScores:
     return RowScores(tuple(scores), (True,) * n, tuple(mass), ("",) * n, len(requests))
 
 
-def _score_generate(model: LanguageModel, texts: Sequence[str], max_tokens: int) -> RowScores:
-    outs = model.complete(list(texts), max_tokens=max_tokens, stop=(ANSWER_CLOSE,))
+def _score_generate(
+    model: LanguageModel, texts: Sequence[str], as_prompt: _Prompt, max_tokens: int
+) -> RowScores:
+    prompts = [as_prompt(t) for t in texts]
+    outs = model.complete(prompts, max_tokens=max_tokens, stop=(ANSWER_CLOSE,))
     if len(outs) != len(texts):
         raise ModelError(f"model returned {len(outs)} completions for {len(texts)} prompts")
     scores, valid = [], []
@@ -150,27 +176,33 @@ def score_rows(
     *,
     scoring: Scoring = "options",
     batch_rows: int = 8,
+    chat: bool = False,
     max_tokens: int = 24,
     progress: Progress | None = None,
     label: str = "",
 ) -> RowScores:
     """Score every row with ``model`` in batches of ``batch_rows`` (progress after each).
 
+    ``chat``: each prompt (the row's text with the answer cue) is rendered as one user
+    turn through the model's own chat template (:meth:`LanguageModel.render`), and the
+    answer is the assistant's reply; else the raw text is scored.
+
     The same function, with the same arguments, scores every variant, so generation,
     parsing and scoring are identical by construction.
     """
     if scoring not in SCORINGS:
         raise ConfigError.invalid("scoring", SCORINGS, scoring)
+    as_prompt = _chat_turn(model) if chat else _raw
     texts = [model_input(ex) for ex in examples]
     parts: list[RowScores] = []
     for start in range(0, len(texts), max(1, batch_rows)):
         chunk = texts[start : start + batch_rows]
         if scoring == "options":
-            parts.append(_score_options(model, chunk))
+            parts.append(_score_options(model, chunk, as_prompt))
         elif scoring == "yesno":
-            parts.append(_score_yesno(model, chunk))
+            parts.append(_score_yesno(model, chunk, as_prompt))
         else:
-            parts.append(_score_generate(model, chunk, max_tokens))
+            parts.append(_score_generate(model, chunk, as_prompt, max_tokens))
         if progress is not None:
             progress(min(start + batch_rows, len(texts)), len(texts), label)
     return RowScores(

@@ -28,7 +28,8 @@ class RedactionStudyConfig:
     ``eval``: which rows are scored, key -> values (``None``: ``split=test`` when the
     rows carry it, else all); ``limit``: a seeded, label-balanced subsample;
     ``keep_tools`` / ``max_tool_lines``: shorter prompts for slow models, applied before
-    redaction; ``command``: recorded in ``meta.command`` and the run log."""
+    redaction; ``chat``: each prompt is one user turn in the model's chat template;
+    ``command``: recorded in ``meta.command`` and the run log."""
 
     data: Path
     model: str
@@ -97,12 +98,12 @@ def _read(config: RedactionStudyConfig) -> tuple[Path, list[Example]]:
 
 def run_study(
     config: RedactionStudyConfig, out_dir: Path, *, progress: ProgressFn | None = None
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, int]]:
     """Run (or resume from the cache) ``config`` into ``out_dir``: checks the folder's
     recorded options before writing anything, holds the folder for this run, writes
     ``run_config.json``, ``scores.jsonl`` and a ``run_log.jsonl`` line with this
     invocation's made and cached calls; returns the ``redaction.json`` document (written
-    by the caller, :func:`toolaudit.audits.run_audit`)."""
+    by the caller, :func:`toolaudit.audits.run_audit`) and those calls."""
     from toolaudit.models import load_model
     from toolaudit.redaction._audit import run_redaction, select_rows
     from toolaudit.redaction._registry import default_classes
@@ -141,11 +142,10 @@ def run_study(
         "cache": str(config.cache) if config.cache else None,
     }
     check_run_config(out_dir, run_config)
-    options: dict[str, Any] = {"chat": True} if config.chat else {}
     cache = config.cache or out_dir / "cache.sqlite"
     out_dir.mkdir(parents=True, exist_ok=True)
     with exclusive(out_dir):  # a second run into this folder is refused
-        model = load_model(config.model, cache=cache, **options)
+        model = load_model(config.model, cache=cache)
         write_run_config(out_dir, run_config)
         result = run_redaction(
             rows,
@@ -155,10 +155,11 @@ def run_study(
             seed=config.seed,
             n_boot=config.n_boot,
             batch_rows=config.batch_rows,
+            chat=config.chat,
             progress=progress,
         )
         calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
         append_run_log(out_dir, {"command": config.command, "calls": calls})
         write_scores(out_dir, result)
     meta = run_metadata(command=config.command, seed=config.seed, config=record)
-    return result_payload(result, classes, meta)
+    return result_payload(result, classes, meta), calls
