@@ -40,7 +40,7 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def embedded_lm():
     """The real embedded Gemma 3 270M as (model, tokenizer), loaded once per session."""
-    from toolaudit.models import load_causal_lm
+    from toolaudit.models._embedded import load_causal_lm
 
     return load_causal_lm("embedded:gemma", device="cpu")
 

@@ -31,14 +31,8 @@ from toolaudit.audits import (
 from toolaudit.cli._demo import DemoResult
 from toolaudit.cli.main import commands, main
 from toolaudit.errors import ConfigError, DataError
-from toolaudit.report import (
-    Fallback,
-    Finding,
-    Section,
-    headline_sentence,
-    record_fallback,
-    render_html,
-)
+from toolaudit.report import Fallback, Finding, Section, headline_sentence, record_fallback
+from toolaudit.report._document import render_html
 from toolaudit.report._findings import interval_bounded, interval_label
 
 

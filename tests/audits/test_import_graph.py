@@ -167,3 +167,51 @@ def test_no_module_imports_in_a_circle() -> None:
     (the last one, ``models._hf`` ↔ ``models._hf_generate``, went when decoding took a
     protocol of what it needs instead of the backend class)."""
     assert import_circles(SRC) == []
+
+
+def exported_for_tests_only(src: Path, user_docs: str) -> list[str]:
+    """``package.name`` for each name in a package's ``__all__`` that nothing but tests
+    needs: no other package of ``src`` names it, the user docs (``user_docs``) and the
+    package's own docstring do not, and no other exported name's signature or fields
+    mention it (a type a user gets back stays exported)."""
+    import importlib
+    import inspect
+
+    root = src / "toolaudit"
+    texts = {p: p.read_text(encoding="utf-8") for p in root.rglob("*.py")}
+    found = []
+    for init in sorted(root.glob("*/__init__.py")):
+        pkg = importlib.import_module(f"toolaudit.{init.parent.name}")
+        elsewhere = "\n".join(t for p, t in texts.items() if init.parent not in p.parents)
+        exported = list(getattr(pkg, "__all__", []))
+        shapes = []
+        for name in exported:
+            obj = getattr(pkg, name)
+            kind = obj if inspect.isclass(obj) else type(obj)  # an instance: its class's methods
+            members = (
+                [obj, *vars(kind).values()] if kind.__module__.startswith("toolaudit") else [obj]
+            )
+            shapes += [str(getattr(obj, "__annotations__", ""))]
+            for m in members:
+                try:
+                    shapes.append(str(inspect.signature(m)))
+                except (TypeError, ValueError):
+                    pass
+        own_shapes = "\n".join(shapes)
+        for name in exported:
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            if any(word.search(t) for t in (elsewhere, user_docs, pkg.__doc__ or "")):
+                continue
+            if not word.search(own_shapes):
+                found.append(f"{init.parent.name}.{name}")
+    return found
+
+
+def test_packages_export_what_another_package_or_a_user_needs() -> None:
+    """Issue 28: an exported name is one another package, a user (the docs, the package's
+    example) or a signature needs; names only tests use are imported from their module."""
+    repo = SRC.parent
+    docs = [*sorted((repo / "docs").rglob("*.md")), repo / "README.md"]
+    docs += sorted((repo / "examples").rglob("*.py")) + sorted((repo / "benchmarks").rglob("*.py"))
+    user_docs = "\n".join(p.read_text(encoding="utf-8") for p in docs)
+    assert exported_for_tests_only(SRC, user_docs) == []

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from toolaudit.cli._validate import finite_float, int_at_least, positive_int, seed
 from toolaudit.cli.main import main
 from toolaudit.errors import ToolAuditError
-from toolaudit.report import Section, render_html, render_markdown
-from toolaudit.report._document import md_text, visible
+from toolaudit.report import Section
+from toolaudit.report._document import md_text, render_html, render_markdown, visible
 from toolaudit.traces import detect_format, load_episodes, load_examples
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

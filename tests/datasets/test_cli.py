@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolaudit.cli.main import main
-from toolaudit.datasets import plan_counts
+from toolaudit.datasets._plan import plan_counts
 
 
 def test_datasets_make_json_prints_counts_per_cell(

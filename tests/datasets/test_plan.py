@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from toolaudit.datasets import TCR_TABLE2, plan_counts, validate_scale
+from toolaudit.datasets import validate_scale
+from toolaudit.datasets._plan import TCR_TABLE2, plan_counts
 from toolaudit.errors import ConfigError
 
 # Table 2 of seeds/leakage-audit-pt2d-redaction.txt, typed in independently of the code.

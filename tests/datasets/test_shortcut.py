@@ -8,8 +8,9 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from toolaudit.datasets import BATCHES, TCR_TABLE2, make_tcr_shortcut, plan_counts, prefix_auroc
-from toolaudit.datasets._identifiers import sample_pdb_ids
+from toolaudit.datasets import make_tcr_shortcut, prefix_auroc
+from toolaudit.datasets._identifiers import BATCHES, sample_pdb_ids
+from toolaudit.datasets._plan import TCR_TABLE2, plan_counts
 from toolaudit.datasets._tcr_inputs import cluster_pool
 from toolaudit.datasets._tcr_shortcut import _cell_examples
 from toolaudit.stats import auroc

@@ -12,13 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolaudit.datasets import (
-    TCR_FORMAT_PATTERNS,
-    TCR_TOOLS,
-    make_tcr_shortcut,
-    plan_counts,
-    write_tcr_shortcut,
-)
+from toolaudit.datasets import TCR_FORMAT_PATTERNS, TCR_TOOLS, make_tcr_shortcut, write_tcr_shortcut
+from toolaudit.datasets._plan import plan_counts
 from toolaudit.stats import auroc
 from toolaudit.traces import Example, read_jsonl
 

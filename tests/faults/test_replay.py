@@ -7,9 +7,17 @@ import json
 import pytest
 
 from toolaudit.errors import ConfigError
-from toolaudit.faults import NoSite, first_call_site, make_arms, mini_domain, replay
+from toolaudit.faults import first_call_site, mini_domain, replay
 from toolaudit.faults._chat import event_messages
-from toolaudit.faults._replay import ARMS, ORDER_NOT_FOUND, Site, ToolStep, Trajectory
+from toolaudit.faults._replay import (
+    ARMS,
+    ORDER_NOT_FOUND,
+    NoSite,
+    Site,
+    ToolStep,
+    Trajectory,
+    make_arms,
+)
 from toolaudit.traces import load_domain
 
 
@@ -130,7 +138,7 @@ def test_replay_runs_reference_writes_against_a_copy(shared_data):
 
 
 def test_recorded_trajectories_load_through_traces_with_sites(shared_data):
-    from toolaudit.faults import episode_census
+    from toolaudit.faults._tasks import episode_census
 
     sims = shared_data / "tau2" / "simulations"
     from toolaudit.traces import load_episodes

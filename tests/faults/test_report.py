@@ -82,7 +82,7 @@ def test_report_shows_the_site_return_clean_against_each_arm(tmp_path):
     assert payload["site_returns"] == [
         {"task": "a", "tool": "get_order_details", "returns": first["site_returns"]}
     ]
-    from toolaudit.report import render_html
+    from toolaudit.report._document import render_html
 
     html = render_html("t", [report_section(payload)])
     assert "<details" in html and "clean against failed" in html

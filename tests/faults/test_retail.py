@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from toolaudit.faults import RetailEnvironment
 from toolaudit.faults._replay import user_message
-from toolaudit.faults._retail import TOOL_SCHEMAS, WRITE_TOOLS
+from toolaudit.faults._retail import TOOL_SCHEMAS, WRITE_TOOLS, RetailEnvironment
 from toolaudit.traces import load_domain
 
 

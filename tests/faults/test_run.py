@@ -10,7 +10,8 @@ import json
 import pytest
 
 from toolaudit.cli.main import main
-from toolaudit.faults import FaultsConfig, report_section, run_faults
+from toolaudit.faults import FaultsConfig, report_section
+from toolaudit.faults._run import run_faults
 from toolaudit.report import with_fallbacks, write_results
 
 ROW_KEYS = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from toolaudit.faults import summarize, table_rows
+from toolaudit.faults import summarize
+from toolaudit.faults._summary import table_rows
 
 
 def _row(

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolaudit.faults import (
-    DROPOUT_REASONS,
-    contradiction,
-    domain_census,
-    dropout_counts,
-    episode_census,
-    stated_status,
-)
-from toolaudit.faults._intent import status_constraint
+from toolaudit.faults import domain_census
+from toolaudit.faults._intent import contradiction, stated_status, status_constraint
+from toolaudit.faults._tasks import DROPOUT_REASONS, dropout_counts, episode_census
 from toolaudit.traces import load_domain, load_episodes
 
 

@@ -143,7 +143,8 @@ def test_run_leakage_fit_partition_with_one_class_raises():
 
 def test_leakage_sections_render_tables_and_figures(planted):
     from toolaudit.leakage import leakage_sections
-    from toolaudit.report import Figure, Table, render_markdown
+    from toolaudit.report import Figure, Table
+    from toolaudit.report._document import render_markdown
 
     sec = leakage_sections(planted.as_json())[0]
     tables = [b for b in sec.blocks if isinstance(b, Table)]

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from toolaudit.leakage import LRSpec, ToolColumns
+from toolaudit.leakage import LRSpec
+from toolaudit.leakage._engine import ToolColumns
 from toolaudit.leakage._fits import run_jobs
 from toolaudit.leakage._ngrams import CharCodebook
 from toolaudit.traces import Example, ToolSection

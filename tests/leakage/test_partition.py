@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from toolaudit.errors import ConfigError, DataError
-from toolaudit.leakage import Selection, make_partition
-from toolaudit.leakage._partition import grouped_folds
+from toolaudit.leakage import Selection
+from toolaudit.leakage._partition import grouped_folds, make_partition
 from toolaudit.traces import Example
 
 

@@ -57,8 +57,9 @@ def _triplets(mat: sp.csr_matrix, names: list[str]) -> set[tuple[int, str, int]]
 
 
 def _setup(spec_name: str):
-    from toolaudit.leakage import PT2DEngine, make_partition
+    from toolaudit.leakage import PT2DEngine
     from toolaudit.leakage._features import FEATURE_SETS
+    from toolaudit.leakage._partition import make_partition
 
     examples = _examples()
     spec = FEATURE_SETS[spec_name]

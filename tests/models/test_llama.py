@@ -62,6 +62,27 @@ def test_llama_identity_names_the_gguf_and_differs_from_float32(llama):
     assert ident != load_model("embedded:gemma").identity
 
 
+def test_llama_identity_of_a_gguf_file_hashes_every_byte(tmp_path):
+    """A user's GGUF is named by the SHA-256 of the whole file: one byte changed in the
+    middle (same size, same ends) is another identity."""
+    import hashlib
+    import shutil
+
+    from toolaudit.models import embedded_gguf_path
+
+    copy = tmp_path / "m.gguf"
+    shutil.copy(embedded_gguf_path("gemma"), copy)
+    first = load_model(f"llama:{copy}").identity
+    digest = hashlib.sha256(copy.read_bytes()).hexdigest()[:16]
+    assert first.startswith(f"llama:m-{digest}[gguf,")
+    with copy.open("r+b") as fh:
+        fh.seek(copy.stat().st_size // 2)
+        byte = fh.read(1)
+        fh.seek(-1, 1)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    assert load_model(f"llama:{copy}").identity != first
+
+
 def test_llama_bad_specs_fail_in_one_line(tmp_path):
     with pytest.raises(ModelError, match="no such GGUF"):
         _ = load_model(f"llama:{tmp_path / 'none.gguf'}").identity

@@ -17,7 +17,8 @@ import pytest
 
 from tests.models.conftest import LLAMA_ALIAS, LLAMA_KEY, LLAMA_KEY_ENV
 from toolaudit.errors import ModelError
-from toolaudit.models import CachedModel, load_model, score_agreement
+from toolaudit.models import CachedModel, load_model
+from toolaudit.models._compare import score_agreement
 from toolaudit.models._echo import (
     continuation_logprobs,
     forced_logprob,

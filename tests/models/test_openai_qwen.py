@@ -13,7 +13,8 @@ import pytest
 from tests.models.conftest import LLAMA_KEY_ENV, QWEN_ALIAS
 from tests.models.test_openai import MIN_CORR, PER_TEXT_TOL, POOLED_TOL
 from toolaudit.errors import ModelError
-from toolaudit.models import Generation, load_model, score_agreement
+from toolaudit.models import Generation, load_model
+from toolaudit.models._compare import score_agreement
 
 pytestmark = [pytest.mark.llama, pytest.mark.model]
 

@@ -8,10 +8,11 @@ import sys
 import pytest
 
 from toolaudit.errors import ConfigError, ModelError
-from toolaudit.models import BACKENDS, load_model, parse_spec
+from toolaudit.models import load_model, parse_spec
 from toolaudit.models._callable import CallableModel
 from toolaudit.models._hf import HFModel
 from toolaudit.models._openai import OpenAIModel
+from toolaudit.models._registry import BACKENDS
 from toolaudit.models._sklearn import SklearnModel
 
 
@@ -73,7 +74,7 @@ def test_registry_imports_backends_lazily():
 
 def test_score_agreement_rejects_different_tokenization():
     from toolaudit.errors import DataError
-    from toolaudit.models import score_agreement
+    from toolaudit.models._compare import score_agreement
 
     agree = score_agreement([[-1.0, -2.0], [-3.0]], [[-1.5, -2.0], [-2.0]])
     assert agree.tokens == 3 and agree.max_text_delta == 1.0

@@ -8,13 +8,8 @@ import numpy as np
 import pytest
 
 from toolaudit.errors import DataError, ModelError
-from toolaudit.models import (
-    SklearnModel,
-    load_model,
-    option_logprob,
-    save_pipeline,
-    train_controlled_model,
-)
+from toolaudit.models import SklearnModel, load_model, save_pipeline, train_controlled_model
+from toolaudit.models._sklearn import option_logprob
 from toolaudit.traces._schema import Example
 
 _WORDS = ["kinase", "loop", "helix", "ddG", "score", "pocket", "contact", "residue", "chain"]

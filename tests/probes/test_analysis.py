@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.probes import analyze_runs, run_probe_study
-from toolaudit.probes._analysis import Run, ptd_by_task
+from toolaudit.probes import run_probe_study
+from toolaudit.probes._analysis import Run, analyze_runs, ptd_by_task
 from toolaudit.probes._policies import TOOL_USING
 
 

@@ -6,14 +6,11 @@ import copy
 import inspect
 
 from toolaudit.probes import _report as report_module
-from toolaudit.probes import (
-    selection_experiment,
-    sentence,
-    study_findings,
-    study_section,
-)
-from toolaudit.probes._findings import attribution, repeat_control_finding
-from toolaudit.report import Finding, render_markdown
+from toolaudit.probes import sentence, study_section
+from toolaudit.probes._findings import attribution, repeat_control_finding, study_findings
+from toolaudit.probes._selection import selection_experiment
+from toolaudit.report import Finding
+from toolaudit.report._document import render_markdown
 
 
 def _cell(result: dict, policy: str, condition: str) -> dict:

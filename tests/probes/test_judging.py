@@ -6,16 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.probes import (
-    JudgeConfig,
-    judge_audit,
-    judge_messages,
-    judge_records,
-    parse_verdict,
-    render_record,
-    run_one,
-)
+from toolaudit.probes import JudgeConfig, judge_audit, judge_records, run_one
 from toolaudit.probes._harness import RunSpec
+from toolaudit.probes._judge_protocol import judge_messages, parse_verdict, render_record
 
 
 class _FixtureJudge:

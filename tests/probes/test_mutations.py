@@ -8,20 +8,20 @@ import pytest
 
 from toolaudit.errors import ConfigError
 from toolaudit.probes import (
-    CONDITIONS,
     Compose,
     EvalConfig,
     MisleadingNames,
     Reformat,
     ToolRename,
-    condition_config,
     invert_episode,
     run_one,
 )
 from toolaudit.probes._harness import RunSpec
 from toolaudit.probes._mutations import (
+    CONDITIONS,
     DEFAULT_ALIASES,
     action_sequence,
+    condition_config,
     format_observation,
     unformat_observation,
 )

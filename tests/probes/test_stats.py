@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from toolaudit.probes import Replicates, cluster_mean_replicates, corrected_equivalence, pass_hat_k
+from toolaudit.probes import Replicates, cluster_mean_replicates, pass_hat_k
+from toolaudit.probes._stats import corrected_equivalence
 from toolaudit.stats._paired import cluster_mean_bootstrap
 
 

@@ -6,18 +6,16 @@ import json
 
 import pytest
 
-from toolaudit.redaction import (
-    BUILTIN_CLASSES,
-    RedactionResidualError,
-    RegexSource,
+from toolaudit.redaction import RedactionResidualError, RegexSource, make_class
+from toolaudit.redaction._apply import (
     check_residuals,
     collect_values,
-    make_class,
     redact_example,
     redact_examples,
     redact_row,
-    trim_examples,
 )
+from toolaudit.redaction._registry import BUILTIN_CLASSES
+from toolaudit.redaction._trim import trim_examples
 from toolaudit.traces import ChatMessage, Example, ToolSection
 
 TOOL3 = "thermompnn_csv_path:\n/data/out/ThermoMPNN_inference_2X7Q.csv\ntotal_predictions: 2160"

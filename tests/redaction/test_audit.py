@@ -12,16 +12,9 @@ import pytest
 from toolaudit.datasets import SMALL_STRENGTH, make_tcr_shortcut
 from toolaudit.errors import DataError
 from toolaudit.models import CachedModel, SklearnModel, train_controlled_model
-from toolaudit.redaction import (
-    BUILTIN_CLASSES,
-    RedactionResidualError,
-    RedactionResult,
-    RegexSource,
-    default_classes,
-    make_class,
-    run_redaction,
-    select_rows,
-)
+from toolaudit.redaction import RedactionResidualError, RedactionResult, RegexSource, make_class
+from toolaudit.redaction._audit import run_redaction, select_rows
+from toolaudit.redaction._registry import BUILTIN_CLASSES, default_classes
 from toolaudit.stats import auroc
 from toolaudit.traces import Example
 
@@ -82,7 +75,7 @@ def test_run_redaction_keeps_one_prompt_before_and_after_per_class(
     controlled_result: RedactionResult, controlled: tuple[list[Example], object, Path]
 ) -> None:
     from toolaudit.redaction._report import report_sections
-    from toolaudit.report import render_html
+    from toolaudit.report._document import render_html
 
     ex = {e["variant"]: e for e in controlled_result.examples}
     assert list(ex) == ["pdb_id", "peptide", "format"]
@@ -219,9 +212,9 @@ def test_a_variant_whose_answers_cannot_be_read_is_not_estimable() -> None:
     """A redaction that leaves the model unable to answer in the format (here the
     placeholder <GARBLE> makes the test model reply "no idea") must not read as "no
     significant change": its ΔA only ranks the fixed invalid score."""
-    from toolaudit.redaction import RedactionResults, result_payload
+    from toolaudit.redaction import RedactionResults
     from toolaudit.redaction._contract import dependence_finding
-    from toolaudit.redaction._report import finding_sentence, variant_findings
+    from toolaudit.redaction._report import finding_sentence, result_payload, variant_findings
     from toolaudit.report import run_metadata
     from toolaudit.report._cards import verdict_card
 

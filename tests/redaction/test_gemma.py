@@ -15,7 +15,9 @@ import pytest
 
 from toolaudit.models import CachedModel
 from toolaudit.models._hf import HFModel
-from toolaudit.redaction import BUILTIN_CLASSES, run_redaction, select_rows, trim_examples
+from toolaudit.redaction._audit import run_redaction, select_rows
+from toolaudit.redaction._registry import BUILTIN_CLASSES
+from toolaudit.redaction._trim import trim_examples
 from toolaudit.traces import ChatMessage, Example
 
 TASK = "Does the TCR bind? Answer 1 (no) to 10 (yes) in <answer></answer>."
@@ -72,7 +74,7 @@ def test_gemma_zero_shot_on_a_trimmed_controlled_subset(
     embedded_lm: tuple[Any, Any], tmp_path: Path
 ) -> None:
     from toolaudit.datasets import make_tcr_shortcut
-    from toolaudit.redaction import default_classes
+    from toolaudit.redaction._registry import default_classes
 
     examples = make_tcr_shortcut(scale=0.05, seed=0)
     rows = select_rows(examples, eval_filter={"split": ["test"]}, limit=12, seed=0)

@@ -10,17 +10,16 @@ import pytest
 
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.redaction import (
-    BUILTIN_CLASSES,
     DetectorSource,
     FieldSource,
     RecordSource,
     RegexSource,
     TokenClass,
     classes_from_leakage,
-    default_classes,
     parse_class_specs,
     placeholder_for,
 )
+from toolaudit.redaction._registry import BUILTIN_CLASSES, default_classes
 from toolaudit.traces import Example, ToolSection
 
 

@@ -3,7 +3,7 @@ finding and the sentence changes."""
 
 from __future__ import annotations
 
-from toolaudit.redaction import finding_sentence, variant_findings
+from toolaudit.redaction._report import finding_sentence, variant_findings
 from toolaudit.report import Finding
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from toolaudit.errors import ConfigError
 from toolaudit.models import CapabilityError, LanguageModel
-from toolaudit.redaction import INVALID_SCORE, parse_answer, score_rows
+from toolaudit.redaction import score_rows
+from toolaudit.redaction._scoring import INVALID_SCORE, parse_answer
 from toolaudit.traces import ChatMessage, Example
 
 

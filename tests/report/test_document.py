@@ -5,7 +5,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from toolaudit.report import Section, render_markdown, write_report, write_results  # noqa: E402
+from toolaudit.report import Section, write_report, write_results
+from toolaudit.report._document import render_markdown
 from toolaudit.report._meta import run_metadata  # noqa: E402
 
 
@@ -45,7 +46,8 @@ def test_report_figures_never_switch_the_matplotlib_backend() -> None:
 
     import matplotlib
 
-    from toolaudit.report import figure_png, new_figure
+    from toolaudit.report import new_figure
+    from toolaudit.report._document import figure_png
 
     before = matplotlib.get_backend()
     fig, ax = new_figure(figsize=(2.0, 1.5))

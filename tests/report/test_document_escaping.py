@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolaudit.report import Section, render_html, render_markdown, write_report
-from toolaudit.report._document import md_text, visible
+from toolaudit.report import Section, write_report
+from toolaudit.report._document import md_text, render_html, render_markdown, visible
 
 HOSTILE = "a|b <script>alert(1)</script> \x1b[31mred\x1b[0m [x](http://evil.example) \x00end"
 

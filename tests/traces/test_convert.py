@@ -13,11 +13,11 @@ from toolaudit.traces import (
     Episode,
     Message,
     ToolCall,
-    episode_to_example,
     episodes_to_examples,
     load_episodes,
     load_examples,
 )
+from toolaudit.traces._convert import episode_to_example
 
 QWEN = "airline__qwen2.5-7b__user-gpt-4.1__50x1.json"
 

@@ -6,12 +6,11 @@ with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut`
 
 from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
 from toolaudit.datasets._identifiers import (
-    BATCHES,
     STRENGTH,
     prefix_auroc,
     validate_strength,
 )
-from toolaudit.datasets._plan import TCR_TABLE2, Cell, plan_counts, validate_scale
+from toolaudit.datasets._plan import validate_scale
 from toolaudit.datasets._tcr_shortcut import (
     DATASET_NAME,
     SMALL_SCALE,
@@ -24,20 +23,16 @@ from toolaudit.datasets._tcr_tools import TCR_FORMAT_PATTERNS, TCR_TOOLS
 
 __all__ = [
     "DATASETS_AUDIT",
-    "BATCHES",
     "DATASETS",
     "DATASET_NAME",
     "SMALL_SCALE",
     "SMALL_STRENGTH",
     "STRENGTH",
     "TCR_FORMAT_PATTERNS",
-    "TCR_TABLE2",
     "TCR_TOOLS",
-    "Cell",
     "DatasetManifest",
     "DatasetsConfig",
     "make_tcr_shortcut",
-    "plan_counts",
     "prefix_auroc",
     "strength_fallback",
     "validate_scale",

@@ -5,35 +5,39 @@ Spec: ``seeds/leakage-audit-pt2d-redaction.txt`` (method, Appendices C and E).
 """
 
 from toolaudit.leakage._audit import LeakageResult, run_leakage
-from toolaudit.leakage._cluster import check_backend, require_distributed
-from toolaudit.leakage._config import DilutionConfig, LeakageConfig, ScopeResult
+from toolaudit.leakage._cluster import require_distributed
+from toolaudit.leakage._config import (
+    DilutionConfig,
+    LeakageConfig,
+)
 from toolaudit.leakage._contract import (
     LEAKAGE_AUDIT,
     LEAKAGE_REAL_AUDIT,
     LeakageAuditConfig,
     LeakageResults,
 )
-from toolaudit.leakage._engine import PT2DEngine, ToolColumns
+from toolaudit.leakage._engine import PT2DEngine
 from toolaudit.leakage._features import FEATURE_SETS, FeatureSpec, LRSpec, feature_specs
 from toolaudit.leakage._memory import return_freed_memory
-from toolaudit.leakage._partition import Partition, Selection, make_partition
+from toolaudit.leakage._partition import (
+    Partition,
+    Selection,
+)
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import leakage_sections
 from toolaudit.leakage._verdict import VERDICT_KINDS
-from toolaudit.leakage._words import CorpusSpec, WordCorpus
+from toolaudit.leakage._words import WordCorpus
 
 __all__ = [
     "LeakageAuditConfig",
     "LeakageResults",
     "return_freed_memory",
     "VERDICT_KINDS",
-    "check_backend",
     "require_distributed",
     "feature_specs",
     "LEAKAGE_AUDIT",
     "LEAKAGE_REAL_AUDIT",
     "FEATURE_SETS",
-    "CorpusSpec",
     "DilutionConfig",
     "FeatureSpec",
     "LRSpec",
@@ -41,12 +45,9 @@ __all__ = [
     "LeakageResult",
     "PT2DEngine",
     "Partition",
-    "ScopeResult",
     "WordCorpus",
     "Selection",
     "TokenClass",
-    "ToolColumns",
     "leakage_sections",
-    "make_partition",
     "run_leakage",
 ]

@@ -19,31 +19,38 @@ from toolaudit.models._base import (
     check_temperature,
 )
 from toolaudit.models._cache import CachedModel
-from toolaudit.models._compare import ScoreAgreement, compare_models, score_agreement
+from toolaudit.models._compare import (
+    ScoreAgreement,
+    compare_models,
+)
 from toolaudit.models._embedded import (
     DEFAULT_EMBEDDED,
     EMBEDDED,
     embedded_gguf_path,
     embedded_model_dir,
-    load_causal_lm,
     verify_prepared,
 )
-from toolaudit.models._registry import BACKENDS, ModelSpec, load_model, parse_spec
+from toolaudit.models._registry import (
+    ModelSpec,
+    load_model,
+    parse_spec,
+)
 from toolaudit.models._sklearn import (
     SklearnModel,
     example_text,
-    option_logprob,
     save_pipeline,
     train_controlled_model,
 )
-from toolaudit.models._toolcalls import ParsedCalls, openai_tool_calls, parse_tool_calls
+from toolaudit.models._toolcalls import (
+    ParsedCalls,
+    parse_tool_calls,
+)
 
 __all__ = [
     "check_temperature",
     "ChatTurn",
     "FunctionSpec",
     "ToolSpec",
-    "BACKENDS",
     "CALL_OPENERS",
     "DEFAULT_EMBEDDED",
     "EMBEDDED",
@@ -64,13 +71,9 @@ __all__ = [
     "embedded_model_dir",
     "verify_prepared",
     "example_text",
-    "load_causal_lm",
     "load_model",
-    "openai_tool_calls",
-    "option_logprob",
     "parse_spec",
     "parse_tool_calls",
     "save_pipeline",
-    "score_agreement",
     "train_controlled_model",
 ]

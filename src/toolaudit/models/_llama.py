@@ -36,7 +36,9 @@ logger = logging.getLogger(__name__)
 
 
 def _gguf_digest(path: Path) -> str:
-    """First 16 hex digits of a SHA-256 over the file's size and first and last 4 MiB."""
+    """First 16 hex digits of a SHA-256 over the file's size and first and last 4 MiB
+    (the embedded Qwen's identity, kept as its committed results spell it: the file itself
+    is checked in full against its known SHA-256 when it is located)."""
     h = hashlib.sha256(str(path.stat().st_size).encode())
     with path.open("rb") as fh:
         h.update(fh.read(1 << 22))
@@ -125,12 +127,19 @@ class LlamaModel(HFModel):
     @property
     def identity(self) -> str:
         """``llama:STEM-DIGEST[gguf,window=N,truncate=...]``: the GGUF's own weights, so
-        never equal to the float32 ``embedded:`` identity of the same model."""
+        never equal to the float32 ``embedded:`` identity of the same model. ``DIGEST`` is
+        the SHA-256 of the whole file (for ``llama:qwen``, whose file is verified in full
+        against the parts' digest, a digest of its ends, as its results record it)."""
         if self._identity is None:
             gguf = self._gguf()
             self._window = self.max_length or min(self._train_context(gguf), 32768)
+            if self._embedded_name == "qwen":
+                digest = _gguf_digest(gguf)
+            else:  # every byte of the weights: a file damaged in place is another identity
+                with gguf.open("rb") as fh:
+                    digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
             self._identity = (
-                f"llama:{gguf.stem}-{_gguf_digest(gguf)}"
+                f"llama:{gguf.stem}-{digest}"
                 f"[gguf,window={self._window},truncate={self.truncate}]"
             )
         return self._identity

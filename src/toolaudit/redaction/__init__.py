@@ -11,45 +11,17 @@ Example:
     ['date', 'email', 'file_path']
 """
 
-from toolaudit.redaction._apply import (
-    RedactionOutcome,
-    RedactionResidualError,
-    Residual,
-    RowRedaction,
-    check_residuals,
-    collect_values,
-    redact_example,
-    redact_examples,
-    redact_row,
-)
-from toolaudit.redaction._audit import (
-    RedactionResult,
-    VariantResult,
-    run_redaction,
-    select_rows,
-)
+from toolaudit.redaction._apply import RedactionResidualError, Residual, redact_examples
+from toolaudit.redaction._audit import RedactionResult
 from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionConfig, RedactionResults
-from toolaudit.redaction._registry import (
-    BUILTIN_CLASSES,
-    classes_from_leakage,
-    default_classes,
-    parse_class_specs,
-)
-from toolaudit.redaction._report import (
-    finding_sentence,
-    report_sections,
-    result_payload,
-    variant_findings,
-)
+from toolaudit.redaction._registry import BUILTIN_CLASSES, classes_from_leakage, parse_class_specs
+from toolaudit.redaction._report import report_sections
 from toolaudit.redaction._scoring import (
-    INVALID_SCORE,
     SCORINGS,
     RowScores,
-    parse_answer,
     score_rows,
 )
 from toolaudit.redaction._study import RedactionStudyConfig, run_study
-from toolaudit.redaction._trim import trim_examples
 from toolaudit.tokens import (
     DETECTOR_PATTERNS,
     FORMAT_PATTERNS,
@@ -64,46 +36,30 @@ from toolaudit.tokens import (
 )
 
 __all__ = [
+    "BUILTIN_CLASSES",
+    "redact_examples",
     "RedactionConfig",
     "RedactionStudyConfig",
     "run_study",
     "REDACTION_AUDIT",
     "RedactionResults",
-    "BUILTIN_CLASSES",
     "DETECTOR_PATTERNS",
     "FORMAT_PATTERNS",
-    "INVALID_SCORE",
     "SCORINGS",
     "DetectorSource",
     "FieldSource",
     "RecordSource",
-    "RedactionOutcome",
     "RedactionResidualError",
     "Residual",
-    "RowRedaction",
     "RedactionResult",
     "RegexSource",
     "RowScores",
     "TokenClass",
-    "VariantResult",
-    "check_residuals",
     "classes_from_leakage",
-    "collect_values",
-    "default_classes",
-    "finding_sentence",
     "detect",
     "make_class",
-    "parse_answer",
     "parse_class_specs",
     "placeholder_for",
-    "redact_example",
-    "redact_row",
-    "redact_examples",
     "report_sections",
-    "result_payload",
-    "run_redaction",
     "score_rows",
-    "select_rows",
-    "trim_examples",
-    "variant_findings",
 ]

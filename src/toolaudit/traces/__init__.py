@@ -12,7 +12,6 @@ from toolaudit.traces._convert import (
     DEFAULT_THRESHOLD,
     ConversionCounts,
     episode_id,
-    episode_to_example,
     episodes_to_examples,
 )
 from toolaudit.traces._domain import Domain, DomainTask, ReferenceAction, load_domain
@@ -62,7 +61,6 @@ __all__ = [
     "TraceSummary",
     "detect_format",
     "episode_id",
-    "episode_to_example",
     "episodes_to_examples",
     "inspect_path",
     "load_domain",
