@@ -139,8 +139,7 @@ class LlamaModel(HFModel):
                 with gguf.open("rb") as fh:
                     digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
             self._identity = (
-                f"llama:{gguf.stem}-{digest}"
-                f"[gguf,window={self._window},truncate={self.truncate}]"
+                f"llama:{gguf.stem}-{digest}[gguf,window={self._window},truncate={self.truncate}]"
             )
         return self._identity
 
