@@ -127,3 +127,24 @@ def test_a_transcript_pair_marks_the_changed_value() -> None:
     assert line in render_markdown("T", [sec])
     page = render_html("T", [sec])
     assert line in page and "<mark>credit_card_8665903</mark>" in page
+
+
+def test_a_figure_draws_control_characters_visibly_and_logs_glyph_warnings_escaped(
+    caplog,
+) -> None:
+    """A tool name with ESC in a title or label is drawn as ``\\x1b``; category tick
+    labels, made while drawing, reach the font, whose "Glyph missing" warning is logged
+    with the same escaping instead of raised with the raw byte."""
+    import warnings
+
+    from toolaudit.report._document import figure_png, new_figure
+
+    fig, ax = new_figure(figsize=(3, 2))
+    ax.barh(["get_\x1b[31mred", "ok"], [1, 2])
+    ax.set_title("tool \x1b[31mred\x07")
+    with warnings.catch_warnings(), caplog.at_level("WARNING", "toolaudit.report._document"):
+        warnings.simplefilter("error")  # nothing reaches Python's warnings
+        png = figure_png(fig)
+    assert png.startswith(b"\x89PNG")
+    assert ax.get_title() == "tool \\x1b[31mred\\x07"
+    assert "Glyph 27 (\\x1b) missing" in caplog.text and "\x1b" not in caplog.text

@@ -11,11 +11,14 @@ from __future__ import annotations
 import base64
 import html
 import io
+import logging
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +180,26 @@ def new_figure(
 
 
 def figure_png(fig: Any) -> bytes:
-    """Render a matplotlib figure to PNG bytes (fixed metadata, so output is stable)."""
+    """Render a matplotlib figure to PNG bytes (fixed metadata, so output is stable).
+
+    Control characters in its titles and labels (a tool name from a trace: ESC, BEL, CR)
+    are drawn as visible escapes, as in every other output. Tick labels made while drawing
+    (categories) can still reach the font, which has no glyph for them: its warnings are
+    logged with the same escaping instead of carrying the raw bytes."""
+    import warnings
+
+    from matplotlib.text import Text
+
+    for artist in fig.findobj(Text):
+        text = artist.get_text()
+        if not all(c.isprintable() or c in " \n" for c in text):
+            artist.set_text(visible(text, keep="\n"))
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    for w in caught:
+        logger.warning("figure: %s", visible(str(w.message)))
     return buf.getvalue()
 
 
