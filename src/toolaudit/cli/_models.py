@@ -197,8 +197,10 @@ def _load(args: argparse.Namespace) -> Any:
 def _as_turn(lm: Any, args: argparse.Namespace) -> str:
     """``--context`` / ``--prompt`` as given, or with ``--chat`` as one user turn in the
     model's chat template (a model that cannot render one says so in one line)."""
+    from toolaudit.models import render_user_turn
+
     text = str(args.context if getattr(args, "context", None) is not None else args.prompt)
-    return lm.render([{"role": "user", "content": text}]) if args.chat else text
+    return render_user_turn(lm, text) if args.chat else text
 
 
 def _read_json_list(path: Path, key: str) -> list[dict[str, Any]]:

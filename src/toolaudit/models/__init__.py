@@ -17,6 +17,7 @@ from toolaudit.models._base import (
     LanguageModel,
     ToolSpec,
     check_temperature,
+    render_user_turn,
 )
 from toolaudit.models._cache import CachedModel
 from toolaudit.models._compare import (
@@ -70,6 +71,7 @@ __all__ = [
     "embedded_gguf_path",
     "embedded_model_dir",
     "verify_prepared",
+    "render_user_turn",
     "example_text",
     "load_model",
     "parse_spec",

@@ -98,48 +98,66 @@ def assemble(spec: PartedFile, parts: Sequence[Path], out: Path) -> Path:
             f"{' '.join(f'{p}=={spec.version}' for p in spec.packages)}"
         )
     tmp.replace(out)
-    _stamp(out, digest)
+    st = out.stat()
+    _write_stamp(out, (digest, st.st_size, st.st_mtime_ns))
     logger.info("assembled %s (%d bytes, sha256 verified)", out, total)
     return out
+
+
+#: ``(SHA-256 hex, size, modification time in ns)`` of a file, as recorded beside it.
+Digest = tuple[str, int, int]
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def current_digest(path: Path, recorded: Digest | None = None) -> Digest:
+    """``path``'s :data:`Digest`: ``recorded`` while the file's size and modification time
+    are still the recorded ones (the file is not read again), else hashed now. A file
+    changed in place gets a new time, so it is hashed again and the change is seen."""
+    st = path.stat()
+    if recorded is not None and tuple(recorded[1:]) == (st.st_size, st.st_mtime_ns):
+        return recorded
+    return (file_sha256(path), st.st_size, st.st_mtime_ns)
 
 
 def _stamp_path(out: Path) -> Path:
     return out.with_name(out.name + ".sha256")
 
 
-def _stamp(out: Path, digest: str) -> None:
-    """Record that ``out``, at its current size and modification time, hashed to
-    ``digest`` (so a later load need not read it again)."""
-    st = out.stat()
+def _write_stamp(out: Path, digest: Digest) -> None:
+    """Record ``out``'s digest beside it (so a later load need not read it again)."""
     tmp = out.with_name(f".{out.name}.sha256.{os.getpid()}")
-    tmp.write_text(f"{digest} {st.st_size} {st.st_mtime_ns}\n", encoding="utf-8")
+    tmp.write_text(" ".join(map(str, digest)) + "\n", encoding="utf-8")
     tmp.replace(_stamp_path(out))
 
 
-def _stamped(out: Path, digest: str) -> bool:
+def _read_stamp(out: Path) -> Digest | None:
     try:
-        recorded = _stamp_path(out).read_text(encoding="utf-8").split()
-    except (OSError, UnicodeDecodeError):
-        return False
-    st = out.stat()
-    return recorded == [digest, str(st.st_size), str(st.st_mtime_ns)]
+        sha, size, mtime = _stamp_path(out).read_text(encoding="utf-8").split()
+        return (sha, int(size), int(mtime))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def assembled_path(spec: PartedFile, folder: Path) -> Path:
     """The verified GGUF in ``folder``, assembling it from the installed parts once.
 
     The file's whole SHA-256 is checked against the model's: once after assembly, and
-    again whenever its size or modification time is not what was recorded then; a file
-    that no longer matches is assembled again from the parts (and logged)."""
+    again whenever its size or modification time is not what was recorded then
+    (:func:`current_digest`); a file that no longer matches is assembled again from the
+    parts (and logged)."""
     out = folder / spec.filename
     if out.is_file() and out.stat().st_size == spec.size:
-        if _stamped(out, spec.sha256):
-            return out
-        with out.open("rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        if digest == spec.sha256:
-            _stamp(out, digest)
+        recorded = _read_stamp(out)
+        got = current_digest(out, recorded)
+        if got[0] == spec.sha256:
+            if got != recorded:
+                _write_stamp(out, got)
             return out
         logger.warning("%s: SHA-256 %s… is not %s's; assembling it again from the parts",
-                       out, digest[:16], spec.model)  # fmt: skip
+                       out, got[0][:16], spec.model)  # fmt: skip
     return assemble(spec, part_paths(spec), out)

@@ -167,6 +167,13 @@ class LanguageModel(Protocol):
         ...
 
 
+def render_user_turn(lm: LanguageModel, text: str) -> str:
+    """``text`` as one user turn in ``lm``'s own chat template, ready for the assistant's
+    reply (how ``--chat`` scores or completes a raw prompt); a model that cannot render a
+    chat raises its one-line :class:`CapabilityError`."""
+    return lm.render([{"role": "user", "content": text}])
+
+
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:
     """Truncate ``text`` at the earliest stop string (the stop string itself is dropped);
     every backend applies this so that stop handling is identical across backends."""

@@ -14,7 +14,6 @@ are saved by hand.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -24,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
-from toolaudit.models._assemble import QWEN_PARTS, assembled_path
+from toolaudit.models._assemble import (
+    QWEN_PARTS,
+    Digest,
+    assembled_path,
+    current_digest,
+    file_sha256,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +62,7 @@ def qwen_gguf_path() -> Path:
 
 
 def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()[:16]
+    return file_sha256(path)[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ def _convert(gguf: Path, target: Path, *, needs_template: bool, model: str) -> N
         if not (tied and k == "lm_head.weight")
     }
     save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
-    _write_digests(tmp, {name: _digest_entry(tmp / name) for name in _prepared_files(tmp)})
+    _write_digests(tmp, {name: current_digest(tmp / name) for name in _prepared_files(tmp)})
     if target.exists():
         shutil.rmtree(target)
     tmp.rename(target)
@@ -178,18 +179,12 @@ def _prepared_files(folder: Path) -> list[str]:
     )
 
 
-def _digest_entry(path: Path) -> dict[str, Any]:
-    with path.open("rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest()
-    st = path.stat()
-    return {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _write_digests(folder: Path, files: dict[str, dict[str, Any]]) -> None:
+def _write_digests(folder: Path, files: dict[str, Digest]) -> None:
     import json
 
+    record = {n: {"sha256": d[0], "size": d[1], "mtime_ns": d[2]} for n, d in files.items()}
     tmp = folder / f".{DIGESTS}.{os.getpid()}"
-    tmp.write_text(json.dumps({"files": files}, indent=1, sort_keys=True) + "\n")
+    tmp.write_text(json.dumps({"files": record}, indent=1, sort_keys=True) + "\n")
     tmp.replace(folder / DIGESTS)
 
 
@@ -206,13 +201,14 @@ def verify_prepared(folder: Path) -> None:
     if not record.is_file():
         logger.info("%s: recording the SHA-256 of its files (prepared before they were kept)",
                     folder)  # fmt: skip
-        _write_digests(folder, {n: _digest_entry(folder / n) for n in _prepared_files(folder)})
+        _write_digests(folder, {n: current_digest(folder / n) for n in _prepared_files(folder)})
         return
     fix = "rebuild them with 'toolaudit models prepare --force' (or delete this folder)"
     try:
         files = json.loads(record.read_text(encoding="utf-8"))["files"]
-        expected = {str(k): (str(v["sha256"]), int(v["size"]), int(v["mtime_ns"]))
-                    for k, v in files.items()}  # fmt: skip
+        expected: dict[str, Digest] = {
+            str(k): (str(v["sha256"]), int(v["size"]), int(v["mtime_ns"])) for k, v in files.items()
+        }
     except (ValueError, KeyError, TypeError, AttributeError):
         raise ModelError(f"{record}: not a digest record of toolaudit; {fix}") from None
     present = _prepared_files(folder)
@@ -222,19 +218,16 @@ def verify_prepared(folder: Path) -> None:
             raise ModelError(
                 f"{folder}: the prepared model files are damaged ({name} {why}); {fix}"
             )
-        digest, size, mtime = expected[name]
-        st = (folder / name).stat()
-        if (st.st_size, st.st_mtime_ns) == (size, mtime):
-            continue
-        got = _digest_entry(folder / name)
-        if got["sha256"] != digest:
+        got = current_digest(folder / name, expected[name])
+        if got[0] != expected[name][0]:
             raise ModelError(
                 f"{folder}: the prepared model files are damaged ({name}: SHA-256 "
-                f"{got['sha256'][:16]}… differs from the {digest[:16]}… recorded when it was "
-                f"prepared); {fix}"
+                f"{got[0][:16]}… differs from the {expected[name][0][:16]}… recorded when it "
+                f"was prepared); {fix}"
             )
-        files[name] = got  # the same bytes, touched: remember the new time
-        _write_digests(folder, files)
+        if got != expected[name]:  # the same bytes, touched: remember the new time
+            expected[name] = got
+            _write_digests(folder, expected)
 
 
 def load_causal_lm(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
+from toolaudit.models._assemble import file_sha256
 from toolaudit.models._base import ChatTurn, Generation, ToolSpec, unsupported
 from toolaudit.models._context import TruncationCounter, check_truncate, fit_context
 from toolaudit.models._template import normalize_messages
@@ -40,8 +41,7 @@ def _path_digest(path: str) -> str:
     h = hashlib.sha256()
     for f in sorted(p.iterdir()):
         if f.is_file() and f.suffix in {".safetensors", ".bin", ".json", ".model", ".gguf"}:
-            with f.open("rb") as fh:
-                h.update(f"{f.name}:{hashlib.file_digest(fh, 'sha256').hexdigest()}".encode())
+            h.update(f"{f.name}:{file_sha256(f)}".encode())
     return h.hexdigest()[:16]
 
 

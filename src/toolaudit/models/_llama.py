@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
+from toolaudit.models._assemble import file_sha256
 from toolaudit.models._base import ChatTurn, Generation, ToolSpec, unsupported
 from toolaudit.models._hf import HFModel
 
@@ -136,8 +137,7 @@ class LlamaModel(HFModel):
             if self._embedded_name == "qwen":
                 digest = _gguf_digest(gguf)
             else:  # every byte of the weights: a file damaged in place is another identity
-                with gguf.open("rb") as fh:
-                    digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
+                digest = file_sha256(gguf)[:16]
             self._identity = (
                 f"llama:{gguf.stem}-{digest}[gguf,window={self._window},truncate={self.truncate}]"
             )

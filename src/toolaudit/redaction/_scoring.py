@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from toolaudit.errors import ConfigError, ModelError
-from toolaudit.models import LanguageModel, example_text
+from toolaudit.models import LanguageModel, example_text, render_user_turn
 from toolaudit.progress import Progress
 from toolaudit.traces import Example
 
@@ -109,10 +109,7 @@ def _chat_turn(model: LanguageModel) -> _Prompt:
             "score raw text without chat"
         )
 
-    def as_prompt(text: str) -> str:
-        return model.render([{"role": "user", "content": text}])
-
-    return as_prompt
+    return lambda text: render_user_turn(model, text)
 
 
 def _softmax(logps: Sequence[float]) -> list[float]:
