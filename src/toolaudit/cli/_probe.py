@@ -53,11 +53,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = add_parser(
         psub,
         "run",
-        help="run the controlled study (resumes; parallel) and analyse it",
-        example="toolaudit probe run --suite researchops --out out/probe --n-jobs 2\n"
-        "  toolaudit probe run --suite researchops --policies llm --model embedded:qwen "
-        "--judge-model embedded:qwen --tasks 5 --seeds 2 --out out/llm",
+        help="run a study (the controlled suite, or a real Inspect task) and analyse it",
+        example="toolaudit probe run --harness inspect --task inspect_evals/tau2_retail "
+        "--limit 5 --out out/tau2\n"
+        "  toolaudit probe run --harness inspect --task inspect_evals/tau2_retail "
+        "--model openai:MY-MODEL@http://localhost:8000/v1 --limit 10 --epochs 3 --out out/mine\n"
+        "  toolaudit probe run --suite researchops --out out/probe --n-jobs 2",
     )
+    p.add_argument(
+        "--harness",
+        choices=("researchops", "inspect"),
+        default="researchops",
+        help="where the runs happen: the controlled suite, or a real Inspect AI task "
+        "(needs the [inspect] extra)",
+    )
+    p.add_argument(
+        "--task",
+        default=None,
+        help="--harness inspect: the Inspect task (inspect_evals/tau2_retail, "
+        "inspect_evals/tau2_airline, inspect_evals/tau2_telecom)",
+    )
+    p.add_argument("--epochs", type=int, default=1, help="--harness inspect: runs per "
+                   "(task, condition, policy)")  # fmt: skip
+    p.add_argument("--limit", type=int, default=None, help="--harness inspect: the first N "
+                   "samples of the task's dataset")  # fmt: skip
+    p.add_argument("--task-ids", default=None, help="--harness inspect: comma-separated "
+                   "sample ids instead of --limit")  # fmt: skip
+    p.add_argument(
+        "--user-model",
+        default=None,
+        help="--harness inspect: the user simulator's model for the llm policy (default "
+        "--model); scripted agents get a scripted user",
+    )
+    p.add_argument("--max-turns", type=int, default=None, help="--harness inspect: the user "
+                   "simulator's turn limit (default the task's own)")  # fmt: skip
+    p.add_argument("--time-limit", type=int, default=None, help="--harness inspect: seconds a "
+                   "run may take (a run that reaches it is scored as it stands)")  # fmt: skip
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
     p.add_argument(
         "--out", type=output_dir, required=True, help="study folder (records.jsonl, probe.json)"
@@ -67,13 +98,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policies",
         default=None,
-        help="comma-separated policies (default: the five scripted ones); 'llm' is a model "
-        "acting through --model",
+        help="comma-separated policies (default: the five scripted ones; --harness inspect: "
+        "careful,overfit,inert, or llm,inert with --model); 'llm' is a model acting through "
+        "--model",
     )
     p.add_argument(
         "--conditions",
         default=None,
-        help="comma-separated conditions (default: all seven); 'original' is always run, "
+        help="comma-separated conditions (default: all seven; --harness inspect: original, "
+        "tool_rename, reformat, misleading_names, repeat); 'original' is always run, "
         "e.g. 'original,repeat' measures only the repeat control",
     )
     p.add_argument("--tasks", type=int, default=None, help="run the first N of the 25 tasks")
@@ -84,7 +117,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ",KEY=VALUE; default embedded:qwen)",
     )
     p.add_argument(
-        "--temperature", type=float, default=0.7, help="sampling temperature of the llm policy"
+        "--temperature",
+        type=float,
+        default=None,
+        help="sampling temperature of the llm policy (default 0.7; --harness inspect: the "
+        "task's own unless given, and a given value overrides it for agent and user)",
     )
     p.add_argument("--max-steps", type=int, default=10, help="generations per llm run at most")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
@@ -250,10 +287,15 @@ def _show(args: argparse.Namespace, result: dict[str, Any], study: Path) -> int:
     from toolaudit.probes import study_section
     from toolaudit.report import write_report
 
-    if result["judge"].get("skipped"):
+    if result["judge"].get("skipped") and result.get("harness") != "inspect":
         sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
     if args.report:
-        sections = [study_section(result, margin=args.margin)]
+        if result.get("harness") == "inspect":
+            from toolaudit.probes import harness_section
+
+            sections = [harness_section(result, margin=args.margin)]
+        else:
+            sections = [study_section(result, margin=args.margin)]
         fallbacks = result.get("meta", {}).get("fallbacks", [])
         write_report(study, "toolaudit probe", with_fallbacks(sections, fallbacks, title="Probe"))
     if args.json:
@@ -277,6 +319,14 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
             f"{visible(c['policy']):<14}{visible(c['condition']):<18}{_f(c['vrg'])}{_f(c['vrg_rescored'], 10)}"
             f"{_f(c['msr'], 7)}{_f(c['mtr'], 7)}{_f(c['ptd'])}{_f(c['behavior_changed_rate'], 9)}\n"
         )
+    if result.get("harness") == "inspect":
+        from toolaudit.probes import sentence
+        from toolaudit.report import Finding
+
+        for f in result.get("conclusions", []):
+            if f["name"].startswith(("probe.noop_baseline", "probe.positive_control_headroom")):
+                out.write(visible(sentence(Finding(**f))) + "\n")
+        return
     for r in result["policies"]:
         if r["misranked_by_gap"]:
             out.write(
@@ -297,12 +347,57 @@ def _f(v: float | None, width: int = 8) -> str:
     return f"{'null':>{width}}" if v is None else f"{v:>{width}.3f}"
 
 
+def _split(text: str | None) -> tuple[str, ...] | None:
+    return None if text is None else tuple(t.strip() for t in text.split(",") if t.strip())
+
+
+def _harness_config(args: argparse.Namespace) -> Any:
+    """``probe run --harness inspect``: the study's config, checked by the library."""
+    from toolaudit.probes import HarnessStudyConfig
+
+    if args.task is None:
+        raise ConfigError("--harness inspect needs --task (e.g. inspect_evals/tau2_retail)")
+    for flag, given in (("--verdicts", args.verdicts), ("--judge-model", args.judge_model),
+                        ("--tasks", args.tasks)):  # fmt: skip
+        if given is not None:
+            raise ConfigError(f"{flag} is not available with --harness inspect")
+    try:
+        return HarnessStudyConfig(
+            task=args.task,
+            policies=_split(args.policies),
+            conditions=_split(args.conditions),
+            epochs=args.epochs,
+            limit=args.limit,
+            task_ids=_split(args.task_ids),
+            model=args.model,
+            user_model=args.user_model,
+            temperature=args.temperature,
+            max_turns=args.max_turns,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            n_jobs=args.n_jobs,
+            margin=args.margin,
+            n_boot=args.n_boot,
+        )
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option() from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from toolaudit.audits import run_audit
     from toolaudit.probes import ProbeResult, ProbeStudyConfig, read_verdicts
 
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
+    if args.harness == "inspect":
+        return _run_harness(args, _harness_config(args))
+    for flag in ("task", "limit", "task_ids", "user_model", "max_turns", "time_limit"):
+        if getattr(args, flag) is not None:
+            raise ConfigError(f"--{flag.replace('_', '-')} needs --harness inspect")
+    if args.epochs != 1:
+        raise ConfigError("--epochs needs --harness inspect (the suite has --seeds)")
+    if args.temperature is None:
+        args.temperature = 0.7
     if args.verdicts is not None and args.judge_model is not None:
         raise ConfigError("give either --verdicts or --judge-model, not both")
     policies = conditions = None
@@ -335,6 +430,21 @@ def _run(args: argparse.Namespace) -> int:
     if args.verdicts is not None:
         config = replace(config, verdicts=tuple(read_verdicts(args.verdicts)))
     with progress("probe", enabled=not args.json) as cb:
+        result = run_audit("probe", args.out, config=config, progress=cb,
+                           results_file="probe.json")  # fmt: skip
+    assert isinstance(result, ProbeResult)
+    return _show(args, result.model_dump(mode="python", exclude_unset=True), args.out)
+
+
+def _run_harness(args: argparse.Namespace, config: Any) -> int:
+    from toolaudit.audits import run_audit
+    from toolaudit.probes import ProbeResult, run_harness_records
+
+    if args.no_analyze:
+        with progress("probe runs", enabled=not args.json) as cb:
+            run_harness_records(config, args.out, progress=cb)
+        return 0
+    with progress("probe runs", enabled=not args.json) as cb:
         result = run_audit("probe", args.out, config=config, progress=cb,
                            results_file="probe.json")  # fmt: skip
     assert isinstance(result, ProbeResult)

@@ -1,7 +1,8 @@
 """probe audit: paired mutations, counterfactual rescoring, controls and a judge audit.
 
 Entry points: :func:`run_probe_study` / :func:`analyze_study` (the controlled ResearchOps
-suite), :func:`compare_files` (two imported result files as a paired comparison),
+suite), :class:`HarnessStudyConfig` / :func:`run_harness_records` (a real Inspect AI task,
+tau2-bench through inspect_evals, under the same mutations), :func:`compare_files` (two imported result files as a paired comparison),
 :func:`judge_records` (a real judge through ``toolaudit.models``) and :func:`judge_audit`
 (verdict records), and the mutations in ``CONDITIONS``.
 """
@@ -28,6 +29,11 @@ from toolaudit.probes._harness import (
     RunSpec,
     run_one,
     run_study,
+)
+from toolaudit.probes._harness_report import harness_section
+from toolaudit.probes._inspect_study import (
+    HarnessStudyConfig,
+    run_harness_records,
 )
 from toolaudit.probes._judge_audit import VerdictRecord, judge_audit, read_verdicts
 from toolaudit.probes._judge_protocol import (
@@ -69,6 +75,9 @@ from toolaudit.probes._verifier import (
 )
 
 __all__ = [
+    "harness_section",
+    "HarnessStudyConfig",
+    "run_harness_records",
     "ProbeCompareConfig",
     "ProbeCompareResult",
     "ProbeResult",

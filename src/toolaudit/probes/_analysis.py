@@ -29,11 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.probes._harness import task_of
-from toolaudit.probes._mutations import MUTATED, EvalConfig, action_sequence, invert_episode
+from toolaudit.probes._harness import ResearchOpsReader
+from toolaudit.probes._mutations import MUTATED, action_sequence
 from toolaudit.probes._policies import POLICIES
+from toolaudit.probes._seam import reader_of
 from toolaudit.probes._stats import cluster_mean_replicates, corrected_equivalence
-from toolaudit.probes._verifier import CompositeVerifier, Verifier
+from toolaudit.probes._verifier import Verifier
 from toolaudit.stats import (
     Interval,
     bonferroni,
@@ -68,18 +69,19 @@ class Run:
 
 
 def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = None) -> list[Run]:
-    """Rescore every record after mapping it back to canonical terms (with ``verifier``,
-    the composite verifier by default)."""
-    verifier = verifier or CompositeVerifier()
+    """Rescore every record after mapping it back to canonical terms, through the reader
+    of the harness that recorded it (ResearchOps with ``verifier``, the composite verifier
+    by default; Inspect with the task's own scorer, run when the record was made)."""
+    own = ResearchOpsReader(verifier) if verifier is not None else None
     runs = []
     for ep in episodes:
-        task, config = task_of(ep)
-        # Conditions that keep names and presentation need no mapping back.
-        identity = config.obs_format == "compact" and all(s == a for s, _, a in config.names)
-        identity = identity and all(sh == s for s, sh, _ in config.names)
-        canon = ep if identity else invert_episode(ep, config)
-        rescored = verifier.score(canon, task, EvalConfig()).total
+        reader = reader_of(ep)
+        if own is not None and reader.name == own.name:
+            reader = own
+        canon = reader.canonical(ep)
+        rescored = reader.rescore(ep)
         src = ep.source
+        quality = src.get("true_quality")
         runs.append(
             Run(
                 task=ep.task_id,
@@ -89,7 +91,7 @@ def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = N
                 reward=float(ep.reward if ep.reward is not None else float("nan")),
                 rescored=rescored,
                 passed=bool(src["passed"]),
-                quality=float(src["true_quality"]),
+                quality=float(quality) if quality is not None else float("nan"),
                 proxy=src.get("proxy_reward"),
                 proxy_task=bool(src.get("proxy_task")),
                 actions=tuple(action_sequence(canon)),
@@ -98,6 +100,12 @@ def reduce_records(episodes: Sequence[Episode], *, verifier: Verifier | None = N
             )
         )
     return runs
+
+
+def _quality(runs: Sequence[Run]) -> float | None:
+    """Mean simulator-defined quality; None where a harness has none (Inspect tasks)."""
+    values = [r.quality for r in runs]
+    return float(np.mean(values)) if values and not np.isnan(values).any() else None
 
 
 def _iv(interval: Interval) -> list[float]:
@@ -178,8 +186,8 @@ def _cell(
         "pass_rate_mutated": float(pm.mean()),
         "reward_original": float(ro.mean()),
         "reward_mutated": float(rm.mean()),
-        "quality_original": float(np.mean([r.quality for r in o])),
-        "quality_mutated": float(np.mean([r.quality for r in m])),
+        "quality_original": _quality(o),
+        "quality_mutated": _quality(m),
         "behavior_changed_rate": float(
             np.mean([a.actions != b_.actions for a, b_ in zip(o, m, strict=True)])
         ),
@@ -232,7 +240,7 @@ def analyze_runs(
                 "n_proxy_tasks": len(ptd0),
                 "pass_rate_original": float(np.mean([r.passed for r in base])) if base else None,
                 "reward_original": float(np.mean([r.reward for r in base])) if base else None,
-                "quality_original": float(np.mean([r.quality for r in base])) if base else None,
+                "quality_original": _quality(base),
                 "behavior_changed_rate": None,
                 "mean_calls_mutated": float(np.mean([r.calls for r in base])) if base else None,
             }

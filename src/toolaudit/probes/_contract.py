@@ -13,6 +13,7 @@ from toolaudit.audits import AuditResult, ProgressFn, ResultRecord, result_meta
 from toolaudit.errors import check_min
 from toolaudit.probes._compare import check_pass_threshold, compare_files
 from toolaudit.probes._findings import attribution
+from toolaudit.probes._inspect_study import HarnessStudyConfig
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
 from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
 from toolaudit.probes._study_config import ProbeStudyConfig, run_study
@@ -65,6 +66,9 @@ class ProbeResult(AuditResult):
     tasks: int
     policies_run: list[str]
     conditions: list[str]
+    harness: str | None = None
+    noop_baseline: dict[str, Any] | None = None
+    positive_controls: list[dict[str, Any]] | None = None
 
 
 class ProbeAudit:
@@ -81,7 +85,7 @@ class ProbeAudit:
 
     def run(
         self,
-        config: ProbeConfig | ProbeStudyConfig,
+        config: ProbeConfig | ProbeStudyConfig | HarnessStudyConfig,
         *,
         out_dir: Path,
         progress: ProgressFn | None = None,
@@ -91,6 +95,11 @@ class ProbeAudit:
         resumes) the full scripted study into ``out_dir/probe`` and analyses it."""
         if isinstance(config, ProbeStudyConfig):
             return ProbeResult.from_payload(run_study(config, Path(out_dir), progress=progress))
+        if isinstance(config, HarnessStudyConfig):
+            from toolaudit.probes._inspect_study import run_harness_study
+
+            doc = run_harness_study(config, Path(out_dir), progress=progress)
+            return ProbeResult.from_payload(doc)
         study = Path(out_dir) / "probe"
         run_probe_study(study, n_seeds=config.n_seeds, seed=config.seed, n_jobs=1,
                         progress=progress)  # fmt: skip
@@ -135,7 +144,12 @@ class ProbeAudit:
     def sections(self, result: ProbeResult) -> list[Section]:
         """The study section (gap figure, cells, controls, judge audit)."""
         doc = result.model_dump(mode="python", exclude_unset=True)
-        return [study_section(doc, margin=float(result.meta.config.get("margin", 0.10)))]
+        margin = float(result.meta.config.get("margin", 0.10))
+        if doc.get("harness") == "inspect":
+            from toolaudit.probes._harness_report import harness_section
+
+            return [harness_section(doc, margin=margin)]
+        return [study_section(doc, margin=margin)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -219,17 +219,23 @@ def study_findings(result: dict[str, Any], *, margin: float) -> list[Finding]:
             out.append(attribution(c))
     n_pol = len(result["policies"])
     out += [misranking(r, n_pol) for r in result["policies"]]
-    tool_users = [p for p in result["policies_run"] if p != "shortcut"]
+    tool_users = [p for p in result["policies_run"] if p not in ("shortcut", "inert")]
     out.append(positive_control(cells, tool_users))
+    if result.get("harness") == "inspect":
+        from toolaudit.probes._controls import headroom_finding, noop_finding
+
+        out.append(noop_finding(result["noop_baseline"]))
+        out += [headroom_finding(r, margin) for r in result["positive_controls"]]
     for c in cells:
         if c["condition"] == "original" and c.get("ptd_ci95") is not None:
             out.append(proxy_divergence(c))
     out.append(equivalence_summary(cells, margin))
     temps = {a["policy"]: a.get("temperature") for a in result.get("agents", [])}
     out += [repeat_control_finding(r, temps.get(r["policy"])) for r in result["repeat_control"]]
-    sel = result["selection"]
-    n_sel, n_held = len(sel["selection_tasks"]), len(sel["heldout_tasks"])
-    out += [selection_finding(r, n_sel, n_held) for r in sel["objectives"]]
+    sel = result.get("selection")
+    if sel:
+        n_sel, n_held = len(sel["selection_tasks"]), len(sel["heldout_tasks"])
+        out += [selection_finding(r, n_sel, n_held) for r in sel["objectives"]]
     judge = result.get("judge") or {}
     out += [judge_finding(j) for j in judge.get("judges", [])]
     return out
@@ -457,7 +463,54 @@ def _compare_reruns(f: Finding) -> str:
     )
 
 
+def _noop(f: Finding) -> str:
+    if f.verdict == "not_run":
+        return (
+            "No-op baseline: the inert agent was not run, so no floor is known for what an "
+            "agent that does nothing scores here."
+        )
+    passed = f.details["tasks_passed"]
+    tail = (
+        f"; it passes {len(passed)} of {f.n} tasks for doing nothing, so read every pass rate "
+        "against this floor."
+        if passed
+        else "; it passes no task."
+    )
+    return (
+        f"No-op baseline: the agent that never calls a tool passes {_f(f.value)}"
+        f"{_ivs(f.interval)} of runs under the original condition{tail}"
+    )
+
+
+def _headroom(f: Finding) -> str:
+    d = f.details
+    head = (
+        f"Positive control (misleading names), {f.subject}: original pass rate {_f(d['headroom'])}"
+    )
+    if f.verdict == "not_testable":
+        return (
+            f"{head}, at most the margin {d['margin']:g}: no drop larger than the margin is "
+            "possible, so the control is not testable for this agent and its equivalence "
+            "verdicts are uninformative."
+        )
+    gap = f"gap {_f(f.value)}{_ivs(f.interval)}"
+    if f.verdict == "not_estimable":
+        return (
+            f"{head}; gap {_f(f.value)} on {f.n} pair(s), interval not estimable (fewer than "
+            "two tasks): the control cannot be judged, and the equivalence verdicts are "
+            "uninformative."
+        )
+    if f.verdict == "detected":
+        return f"{head}; {gap}: detected, so a null result on the other changes is informative."
+    return (
+        f"{head}; {gap}: not detected although a drop was possible, so this setup cannot "
+        "tell its equivalence verdicts from a failure to detect."
+    )
+
+
 _RENDER: dict[str, Callable[[Finding], str]] = {
+    "probe.noop_baseline": _noop,
+    "probe.positive_control_headroom": _headroom,
     "probe.compare.delta": _compare_delta,
     "probe.compare.task_level": _compare_task,
     "probe.compare.reruns": _compare_reruns,

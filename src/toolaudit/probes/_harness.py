@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from toolaudit.errors import ConfigError, TraceFormatError
-from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config
+from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config, invert_episode
 from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
 from toolaudit.probes._verifier import CompositeVerifier, Verifier
@@ -223,7 +223,14 @@ def run_one(
     )
 
 
-def _run_chunk(specs: Sequence[RunSpec], agents: AgentFactories | None) -> list[str]:
+Runner = Callable[[Any], Episode]
+
+
+def _run_chunk(
+    specs: Sequence[Any], agents: AgentFactories | None, runner: Runner | None = None
+) -> list[str]:
+    if runner is not None:
+        return [runner(s).model_dump_json() for s in specs]
     return [run_one(s, agents=agents).model_dump_json() for s in specs]
 
 
@@ -242,38 +249,43 @@ def _read_done(path: Path) -> dict[str, str]:
     return done
 
 
-def _chunks(items: Sequence[RunSpec], size: int) -> Iterator[Sequence[RunSpec]]:
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
 
 def run_study(
     out_dir: str | Path,
-    specs: Sequence[RunSpec],
+    specs: Sequence[Any],
     *,
     n_jobs: int = 1,
     progress: Progress | None = None,
     agents: AgentFactories | None = None,
+    runner: Runner | None = None,
 ) -> Path:
     """Run ``specs`` into ``out_dir/records.jsonl``; returns the records path.
 
     Already-recorded configurations are skipped (resume). Finished runs are appended and
     flushed chunk by chunk; at the end the file is rewritten in canonical order.
-    ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name.
+    ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name;
+    ``runner`` runs one spec of another harness (each run is written as it finishes).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with exclusive(out):  # a second run into this folder is refused
-        return _run_specs(out, specs, n_jobs=n_jobs, progress=progress, agents=agents)
+        return _run_specs(
+            out, specs, n_jobs=n_jobs, progress=progress, agents=agents, runner=runner
+        )
 
 
 def _run_specs(
     out: Path,
-    specs: Sequence[RunSpec],
+    specs: Sequence[Any],
     *,
     n_jobs: int,
     progress: Progress | None,
     agents: AgentFactories | None,
+    runner: Runner | None = None,
 ) -> Path:
     path = out / "records.jsonl"
     done = _read_done(path)
@@ -289,17 +301,17 @@ def _run_specs(
     cb(finished, total, "runs")
     # Scripted runs take microseconds: batch them. A model-driven run takes seconds: write
     # each one as it finishes, so an interruption loses at most the runs in flight.
-    slow = any(s.agent for s in todo)
+    slow = runner is not None or any(s.agent for s in todo)
     chunk = 1 if slow else max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
     parts = list(_chunks(todo, chunk))
     results: Iterable[list[str]]
     if n_jobs == 1 or len(parts) <= 1:
-        results = (_run_chunk(p, agents) for p in parts)
+        results = (_run_chunk(p, agents, runner) for p in parts)
     else:
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_chunk)(p, agents) for p in parts
+            delayed(_run_chunk)(p, agents, runner) for p in parts
         )
     for lines in results:
         # opened per chunk: a file replaced under a long study (a checkout, a copy back
@@ -339,3 +351,29 @@ def task_of(episode: Episode) -> tuple[Task, EvalConfig]:
     return make_task(task_index(episode.task_id), int(episode.seed or 0)), condition_config(
         episode.condition
     )
+
+
+class ResearchOpsReader:
+    """The ResearchOps records as the analysis reads them: the trajectory mapped back
+    through the condition's names and presentation, rescored by the composite verifier
+    under the original configuration (the seam's :class:`~toolaudit.probes._seam.RecordReader`)."""
+
+    name = SUITE
+
+    def __init__(self, verifier: Verifier | None = None) -> None:
+        self.verifier = verifier or CompositeVerifier()
+
+    def canonical(self, episode: Episode) -> Episode:
+        """Names mapped back to the operations executed, observations to compact JSON."""
+        _, config = task_of(episode)
+        # Conditions that keep names and presentation need no mapping back.
+        identity = config.obs_format == "compact" and all(s == sh == a for s, sh, a in config.names)
+        return episode if identity else invert_episode(episode, config)
+
+    def rescore(self, episode: Episode) -> float:
+        """The mapped-back trajectory scored under the original configuration."""
+        task, _ = task_of(episode)
+        return self.verifier.score(self.canonical(episode), task, EvalConfig()).total
+
+
+RESEARCHOPS_READER = ResearchOpsReader()

@@ -37,6 +37,16 @@ OPTION_NAMES = {
     "judge_temperature": "--judge-temperature",
     "judge_records": "--judge-records",
     "judge_repeats": "--judge-repeats",
+    "harness": "--harness",
+    "task": "--task",
+    "epochs": "--epochs",
+    "limit": "--limit",
+    "task_ids": "--task-ids",
+    "user_model": "--user-model",
+    "max_turns": "--max-turns",
+    "max_tokens": "max_tokens",
+    "time_limit": "--time-limit",
+    "packages": "packages (the installed inspect-ai / inspect-evals)",
 }
 
 

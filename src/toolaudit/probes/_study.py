@@ -107,7 +107,16 @@ def load_records(path: str | Path) -> list[Episode]:
     if not path.exists():
         raise DataError(f"{path}: no probe records (run 'toolaudit probe run' first)")
     episodes = list(read_jsonl(path, Episode))
+    harnesses = {str(ep.source.get("harness", SUITE)) for ep in episodes}
+    if len(harnesses) > 1:
+        raise DataError(f"{path}: records of several harnesses ({sorted(harnesses)}) in one study")
     for lineno, ep in enumerate(episodes, start=1):
+        if ep.source.get("harness") == "inspect":
+            for key in ("config_hash", "policy", "passed", "seed_label", "rescored_reward"):
+                if key not in ep.source:
+                    raise TraceFormatError(path, lineno, f"source.{key}",
+                                           "not a 'probe run --harness inspect' record")  # fmt: skip
+            continue
         for key in _RECORD_KEYS:
             if key not in ep.source:
                 raise TraceFormatError(
@@ -233,8 +242,24 @@ def analyze_study(
     episodes = load_records(study_dir)
     runs = reduce_records(episodes)
     fallbacks: list[Fallback] = []
+    harness = str(episodes[0].source.get("harness", SUITE)) if episodes else SUITE
     result = analyze_runs(runs, margin=margin, seed=seed, n_boot=n_boot)
-    result["selection"] = selection_experiment(runs)
+    result["harness"] = harness
+    if harness == "inspect":
+        from toolaudit.probes._controls import (
+            first_differences,
+            mark_informative,
+            noop_baseline,
+            positive_controls,
+        )
+
+        result["selection"] = None
+        result["noop_baseline"] = noop_baseline(runs, seed=seed, n_boot=n_boot)
+        result["positive_controls"] = positive_controls(result["cells"], margin=margin)
+        mark_informative(result["cells"], result["positive_controls"])
+        first_differences(runs, result["cells"])
+    else:
+        result["selection"] = selection_experiment(runs)
     result["judge"] = _judge_part(
         study_dir,
         episodes,
@@ -244,13 +269,15 @@ def analyze_study(
         fallbacks=fallbacks,
         progress=progress,
     )
-    result["agents"] = agent_summary(episodes)
+    result["agents"] = (
+        agent_summary(episodes) if harness != "inspect" else harness_agents(episodes, study_dir)
+    )
     result["transcripts"] = transcript_pairs(episodes, runs)
     result["records"] = len(episodes)
     result["tasks"] = len({e.task_id for e in episodes})
     result["policies_run"] = list(dict.fromkeys(c["policy"] for c in result["cells"]))
     result["conditions"] = [c for c in CONDITIONS if any(r.condition == c for r in runs)]
-    result["findings"] = findings(result)
+    result["findings"] = findings(result) if harness != "inspect" else harness_summary(result)
     result["conclusions"] = [f.model_dump() for f in study_findings(result, margin=margin)]
     meta = run_metadata(
         command="probe analyze",
@@ -269,13 +296,84 @@ def analyze_study(
     return result
 
 
+def harness_summary(result: dict[str, Any]) -> dict[str, Any]:
+    """Per policy and mutated condition of a real-harness study: the gap, the rescored gap
+    (by the task's own scorer) and the behaviour change; and the controls."""
+    cells = {
+        f"{c['policy']}.{c['condition']}": {
+            "vrg": c["vrg"],
+            "vrg_rescored": c["vrg_rescored"],
+            "behavior_changed_rate": c["behavior_changed_rate"],
+        }
+        for c in result["cells"]
+        if c["condition"] != "original"
+    }
+    return {
+        "cells": cells,
+        "noop_pass_rate": result["noop_baseline"].get("pass_rate"),
+        "positive_control": {r["policy"]: r["verdict"] for r in result["positive_controls"]},
+    }
+
+
+def harness_agents(episodes: Sequence[Episode], study_dir: Path) -> list[dict[str, Any]]:
+    """Per policy of a real-harness study: runs, the agent's tool calls and tool calls that
+    failed to parse, tokens per conversation (the model's own tokenizer, by role), and
+    seconds per conversation from ``timings.jsonl`` (kept out of the records so that a
+    rerun's records are byte-identical)."""
+    import json
+
+    seconds: dict[str, float] = {}
+    timings = study_dir / "timings.jsonl"
+    if timings.is_file():
+        for line in timings.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                seconds[str(row["config_hash"])] = float(row["seconds"])
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                continue  # a torn line of an interrupted run: timing only
+    rows: dict[str, dict[str, Any]] = {}
+    for ep in episodes:
+        info = ep.source.get("agent_info") or {}
+        policy = str(ep.source["policy"])
+        row = rows.setdefault(policy, {"policy": policy, "model": info.get("model"), "runs": 0,
+                                       "tool_calls": 0, "parse_errors": 0,
+                                       "runs_without_tool_call": 0, "tokens": {}, "seconds": []})  # fmt: skip
+        row["runs"] += 1
+        row["tool_calls"] += int(info.get("tool_calls", 0))
+        row["parse_errors"] += int(info.get("parse_errors", 0))
+        row["runs_without_tool_call"] += int(info.get("tool_calls", 0)) == 0
+        by_role = dict(info.get("usage_by_role") or {})
+        models = info.get("usage_by_model") or {}
+        if models:  # every model of the run (agent and user simulator), summed
+            by_role["all"] = {
+                k: sum(int(u.get(k) or 0) for u in models.values())
+                for k in ("input_tokens", "output_tokens")
+            }
+        for role, usage in by_role.items():
+            tok = row["tokens"].setdefault(role, {"input_tokens": 0, "output_tokens": 0})
+            tok["input_tokens"] += int(usage.get("input_tokens") or 0)
+            tok["output_tokens"] += int(usage.get("output_tokens") or 0)
+        t = seconds.get(str(ep.source["config_hash"]))
+        if t is not None:
+            row["seconds"].append(t)
+    for row in rows.values():
+        n = row["runs"]
+        row["tokens_per_run"] = {
+            role: {k: v / n for k, v in tok.items()} for role, tok in row["tokens"].items()
+        }
+        secs = row.pop("seconds")
+        row["seconds_per_run"] = sum(secs) / len(secs) if secs else None
+        row["timed_runs"] = len(secs)
+    return list(rows.values())
+
+
 def agent_summary(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
     """Per model-driven policy: model, sampling, generations and tool calls that failed to
     parse (counted and kept in each record's ``source.agent_info``, never dropped)."""
     rows: dict[str, dict[str, Any]] = {}
     for ep in episodes:
         info = ep.source.get("agent_info")
-        if not isinstance(info, dict):
+        if not isinstance(info, dict) or ep.source.get("harness") == "inspect":
             continue
         policy = str(ep.source["policy"])
         row = rows.setdefault(

@@ -23,6 +23,7 @@ from toolaudit.traces._formats import (
     load_episodes,
     load_examples,
 )
+from toolaudit.traces._inspect_ai import sample_episode
 from toolaudit.traces._jsonl import read_jsonl, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
@@ -38,6 +39,7 @@ from toolaudit.traces._summary import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [
+    "sample_episode",
     "view_command",
     "view_commands",
     "read_json_document",

@@ -9,6 +9,12 @@ loaded whole.
 Each sample becomes one Episode:
 
 * ``task_id`` is the sample id, ``trial`` the epoch;
+* messages are the agent's conversation: ``sample.messages``, or, where a harness keeps
+  the agent's side in the sample's store (inspect_evals' tau2 keeps it under
+  ``StoredAgentState:<instance>:messages`` while ``sample.messages`` holds the user
+  simulator's side), the store's chat-message list with the most tool calls, when it has
+  more than ``sample.messages``; ``source.conversation`` names which
+  (``messages`` or ``store:<key>``);
 * messages keep their roles; assistant tool calls become ``ToolCall(id, name=function,
   arguments)``; tool messages keep ``tool_call_id`` and the tool's name, and a tool error
   sets ``error`` (the error text is the content when the tool returned nothing else);
@@ -250,8 +256,16 @@ def _rest_of_json_log(path: Path, index: int, exc: Exception) -> Iterator[EvalSa
     yield from (log.samples or [])[index:]
 
 
-def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) -> Episode:
-    """One Inspect ``EvalSample`` as an Episode (see the module docstring for the rules)."""
+def sample_episode(
+    sample: EvalSample,
+    *,
+    path: Path,
+    source: dict[str, Any],
+    conversation_key: str | None = None,
+) -> Episode:
+    """One Inspect ``EvalSample`` as an Episode (see the module docstring for the rules);
+    ``conversation_key`` names the store entry holding the agent's conversation when the
+    caller knows it (a harness that built the task), instead of the rule's choice."""
     record = _record(sample.id, sample.epoch)
     reward, components = _reward(sample, path=path, record=record)
     termination: str | None = None
@@ -259,10 +273,11 @@ def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) ->
         termination = "error"
     elif sample.limit is not None:
         termination = f"{sample.limit.type}_limit"
+    conversation, messages = agent_conversation(sample, key=conversation_key)
     return Episode(
         task_id=str(sample.id),
         trial=int(sample.epoch),
-        messages=_messages(sample, path=path, record=record),
+        messages=_messages(messages, path=path, record=record),
         reward=reward,
         reward_components=components or None,
         termination_reason=termination,
@@ -273,8 +288,47 @@ def sample_episode(sample: EvalSample, *, path: Path, source: dict[str, Any]) ->
             "uuid": sample.uuid,
             "episode_id": sample.uuid or f"{path.stem}:{sample.id}:{sample.epoch}",
             "error": _one_line_text(sample.error.message) if sample.error else None,
+            "conversation": conversation,
         },
     )
+
+
+def _n_calls(messages: list[Any]) -> int:
+    return sum(len(getattr(m, "tool_calls", None) or []) for m in messages)
+
+
+def agent_conversation(sample: EvalSample, *, key: str | None = None) -> tuple[str, list[Any]]:
+    """Where the agent's conversation is kept: ``("messages", sample.messages)``, or
+    ``("store:KEY", messages)`` for a store entry holding a chat-message list with more
+    tool calls than ``sample.messages`` (the one with the most; ties by key). With
+    ``key``, that store entry when it holds a chat-message list."""
+    from inspect_ai.model import ChatMessage
+    from pydantic import TypeAdapter, ValidationError
+
+    best: tuple[str, list[Any]] = ("messages", list(sample.messages))
+    most = _n_calls(best[1])
+    adapter: TypeAdapter[list[ChatMessage]] = TypeAdapter(list[ChatMessage])
+    if key is not None and isinstance((sample.store or {}).get(key), list):
+        try:
+            return f"store:{key}", list(adapter.validate_python(sample.store[key]))
+        except ValidationError:
+            pass  # not chat messages: the rule below decides
+    for key in sorted(sample.store or {}):
+        value = sample.store[key]
+        if not (isinstance(value, list) and value and isinstance(value[0], dict)):
+            continue
+        if "role" not in value[0] or not any(
+            isinstance(v, dict) and v.get("tool_calls") for v in value
+        ):
+            continue
+        try:
+            messages = adapter.validate_python(value)
+        except ValidationError:
+            continue  # a list that only looks like messages is not the conversation
+        n = _n_calls(messages)
+        if n > most:
+            best, most = (f"store:{key}", list(messages)), n
+    return best
 
 
 def _one_line_text(text: str) -> str:
@@ -312,11 +366,11 @@ def _reward(
     return reward, components
 
 
-def _messages(sample: EvalSample, *, path: Path, record: str) -> list[Message]:
+def _messages(messages: list[Any], *, path: Path, record: str) -> list[Message]:
     from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
     out: list[Message] = []
-    for j, msg in enumerate(sample.messages):
+    for j, msg in enumerate(messages):
         role = msg.role
         if role not in _ROLES:
             raise TraceFormatError(

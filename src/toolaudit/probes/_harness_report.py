@@ -1,0 +1,88 @@
+"""The report section of a probe study on a real harness (Inspect AI, tau2-bench)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolaudit.probes._report import _forest_figure, _gap_figure, _sentences, transcript_blocks
+from toolaudit.report import Section
+
+
+def _first_difference(c: dict[str, Any]) -> str | None:
+    d = c.get("first_difference")
+    if not d:
+        return None
+    return f"{d['task']} e{d['epoch']} #{d['index']}: {d['original']} → {d['mutated']}"
+
+
+def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
+    """Gaps, rescored gaps (the task's own scorer), behaviour change and the controls."""
+    config = result.get("meta", {}).get("config", {})
+    task = config.get("task", "the Inspect task")
+    cells = result["cells"]
+    sec = Section(f"Probe audit: {task} (Inspect AI)")
+    sec.text(
+        f"{result['records']} fresh runs: {result['tasks']} tasks × "
+        f"{len(result['policies_run'])} policies ({', '.join(result['policies_run'])}) × "
+        f"{len(result['conditions'])} conditions ({', '.join(result['conditions'])}) × "
+        f"{config.get('epochs', 1)} epoch(s). Every run is a real Inspect log; each mutated "
+        "run was mapped back to canonical tool names and return texts and rescored by the "
+        "task's own scorer (inspect_ai.score), so the rescored gap is the benchmark's own "
+        "verdict on the same trajectories."
+    )
+    for a in result.get("agents", []):
+        tokens = "; ".join(
+            f"{role} {t['input_tokens']:.0f} in / {t['output_tokens']:.0f} out"
+            for role, t in a.get("tokens_per_run", {}).items()
+        )
+        secs = a.get("seconds_per_run")
+        sec.text(
+            f"{a['policy']} ({a['model']}): {a['runs']} runs, {a['tool_calls']} tool calls, "
+            f"{a['parse_errors']} that failed to parse, {a['runs_without_tool_call']} runs "
+            "without a tool call"
+            + (f"; tokens per conversation: {tokens}" if tokens else "")
+            + (f"; {secs:.1f} s per conversation over {a['timed_runs']} timed runs" if secs else "")
+            + "."
+        )
+    for prefix in ("probe.noop_baseline", "probe.attribution", "probe.positive_control_headroom",
+                   "probe.equivalence"):  # fmt: skip
+        for text in _sentences(result, prefix):
+            sec.text(text)
+    sec.figure("Gap by policy and condition before and after rescoring by the task's scorer",
+               _gap_figure(cells))  # fmt: skip
+    sec.table(
+        "Cells (95% task-cluster intervals; MTR undefined when no original run passes; "
+        f"equivalence at ±{margin:g} on 90% intervals, informative only where the agent's "
+        "positive control was detected)",
+        ["policy", "condition", "gap", "gap 95%", "rescored", "rescored 95%", "changed",
+         "pass orig", "MSR", "MTR", "Δ 90%", "equiv.", "informative", "first difference"],
+        [
+            [c["policy"], c["condition"], c["vrg"], c.get("vrg_ci95"), c["vrg_rescored"],
+             c.get("vrg_rescored_ci95"), c["behavior_changed_rate"], c.get("pass_rate_original"),
+             c["msr"], c["mtr"], c.get("delta_ci90"), c.get("equivalence"),
+             c.get("equivalence_informative"), _first_difference(c)]
+            for c in cells
+            if c["condition"] != "original"
+        ],
+    )  # fmt: skip
+    rows = [
+        (f"{c['policy']} · {c['condition']}", c["delta"], c["delta_ci90"])
+        for c in cells
+        if c["condition"] != "original"
+    ]
+    if rows:
+        sec.figure("Paired differences against the equivalence band", _forest_figure(rows, margin))
+    if result["repeat_control"]:
+        sec.table(
+            "Repeat control: pass flips between identical reruns (95% interval) vs each change",
+            ["policy", "repeat flips", "repeat 95%", "changes whose flips exceed it"],
+            [
+                [r["policy"], r["repeat_flip_rate"], r.get("repeat_flip_rate_ci95"),
+                 ", ".join(k for k, v in r["exceeds_repeat"].items() if v) or "none"]
+                for r in result["repeat_control"]
+            ],
+        )  # fmt: skip
+    for text in _sentences(result, "probe.repeat_control"):
+        sec.text(text)
+    transcript_blocks(sec, result.get("transcripts") or [])
+    return sec

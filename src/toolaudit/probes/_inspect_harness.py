@@ -1,0 +1,415 @@
+"""Inspect AI as a probe harness: fresh runs of a real Inspect task under a mutated tool
+list, each written as a real Inspect log, read back as an Episode and rescored by the
+task's own scorer on the log mapped back to canonical names and presentation.
+
+One run is one ``inspect_ai.eval`` of one sample (one task, condition, policy and
+epoch), logged to ``DIR/logs/<policy>/<condition>/<sample>_e<epoch>.eval`` (``inspect
+view --log-dir DIR/logs`` shows them). Right after the run the log is copied, every tool
+call and tool message in it (``sample.messages`` and chat-message lists in the store,
+where inspect_evals' tau2 keeps the agent's side) is mapped back to the canonical
+operation and its canonical return text, and ``inspect_ai.score`` reruns the task's own
+scorer on it: the record carries both the reward the run got and this rescored reward.
+
+Supported tasks: tau2-bench through inspect_evals (``inspect_evals/tau2_retail``,
+``tau2_airline``, ``tau2_telecom``), rebuilt from the benchmark's own pieces
+(:mod:`toolaudit.probes._inspect_tau2`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolaudit.errors import ConfigError, MissingDependencyError
+from toolaudit.probes._inspect_records import (
+    HARNESS_CONDITIONS,
+    UNPARSED,
+    ToolMutation,
+    tool_mutation,
+    unformat_text,
+)
+from toolaudit.traces import Episode
+
+logger = logging.getLogger(__name__)
+
+HARNESS = "inspect"
+HARNESS_VERSION = 1
+PASS_THRESHOLD = 0.5  # Inspect's C/I become 1/0; a numeric score counts as a pass from 0.5
+
+
+def require_inspect() -> None:
+    """Refuse, with the install line, when the ``[inspect]`` extra is missing."""
+    try:
+        import inspect_ai  # noqa: F401
+        import inspect_evals  # noqa: F401
+    except ModuleNotFoundError:
+        raise MissingDependencyError("inspect-ai inspect-evals", "inspect") from None
+
+
+def check_task(task: str) -> str:
+    """The tau2 domain of a supported Inspect task name (a ConfigError otherwise)."""
+    from toolaudit.probes._inspect_tau2 import TAU2_TASKS
+
+    if task not in TAU2_TASKS:
+        raise ConfigError.invalid("task", list(TAU2_TASKS), task)
+    return TAU2_TASKS[task]
+
+
+@dataclass(frozen=True, slots=True)
+class InspectRunSpec:
+    """One run: Inspect task, sample, policy, condition, epoch (``seed_label``), and the
+    model options of a model-driven policy (hashed into the run's configuration)."""
+
+    task: str
+    sample_id: str
+    policy: str
+    condition: str
+    seed_label: int
+    base_seed: int = 0
+    sample_rank: int = 0
+    agent: tuple[tuple[str, Any], ...] = ()
+
+    def config(self) -> dict[str, Any]:
+        """Everything that determines the run."""
+        return {
+            "harness": HARNESS,
+            "harness_version": HARNESS_VERSION,
+            "task": self.task,
+            "sample": self.sample_id,
+            "policy": self.policy,
+            "condition": self.condition,
+            "epoch": self.seed_label,
+            "seed": self.base_seed,
+            **({"agent": dict(self.agent)} if self.agent else {}),
+        }
+
+    def config_hash(self) -> str:
+        """A stable 16-hex-digit hash of :meth:`config`."""
+        text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def run_seed(self) -> int:
+        """The run's sampling seed (every condition and epoch samples differently)."""
+        return int(self.config_hash()[:8], 16)
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """Canonical order: task, sample (dataset order), policy, condition, epoch."""
+        return (
+            self.task,
+            self.sample_rank,
+            self.policy,
+            HARNESS_CONDITIONS.index(self.condition),
+            self.seed_label,
+        )
+
+
+def map_back_message(
+    m: dict[str, Any], mutation: ToolMutation, op: dict[str, str], memo: dict[str, str]
+) -> None:
+    """Map one serialised chat message back in place: tool call names to the operation
+    executed, a tool message's function and text to canonical, the policy in a system
+    message to canonical names."""
+    if m.get("role") == "system" and isinstance(m.get("content"), str):
+        m["content"] = mutation.substitute(m["content"], inverse=True)
+    for call in m.get("tool_calls") or []:
+        if isinstance(call, dict) and call.get("function") in op:
+            call["function"] = op[call["function"]]
+    if m.get("role") != "tool":
+        return
+    if m.get("function") in op:
+        m["function"] = op[m["function"]]
+    content = m.get("content")
+    if isinstance(content, str):
+        m["content"] = memo.get(content, unformat_text(content))
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                part["text"] = memo.get(part["text"], unformat_text(part["text"]))
+
+
+def _map_back_value(
+    value: Any, mutation: ToolMutation, op: dict[str, str], memo: dict[str, str]
+) -> Any:
+    """A store value with every chat message in it mapped back (chat-message lists and
+    lists of ``{"role", "message"}`` trajectory entries)."""
+    if not isinstance(value, list):
+        return value
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("message"), dict):
+            map_back_message(item["message"], mutation, op, memo)
+        elif isinstance(item, dict) and "role" in item:
+            map_back_message(item, mutation, op, memo)
+    return value
+
+
+def map_back_sample(sample: Any, mutation: ToolMutation, memo: dict[str, str]) -> Any:
+    """A copy of an ``EvalSample`` in canonical names and presentation (see the module
+    docstring)."""
+    from inspect_ai.log import EvalSample
+
+    op = mutation.operation_of()
+    data = sample.model_dump(mode="json")
+    for m in data.get("messages") or []:
+        map_back_message(m, mutation, op, memo)
+    store = data.get("store") or {}
+    data["store"] = {k: _map_back_value(v, mutation, op, memo) for k, v in store.items()}
+    return EvalSample.model_validate(data)
+
+
+def first_score(sample: Any) -> float | None:
+    """The first scorer's value as a number (Inspect's own conversion)."""
+    from inspect_ai.scorer import value_to_float
+
+    for score in (sample.scores or {}).values():
+        value = score.value
+        if isinstance(value, str | int | float | bool):
+            return float(value_to_float()(value))
+    return None
+
+
+class InspectHarness:
+    """Runs of one Inspect task (see the module docstring).
+
+    Args:
+        task: the Inspect task name (``inspect_evals/tau2_retail``...).
+        log_dir: where the Inspect logs go.
+        model: the agent's model for the ``llm`` policy: ``openai:MODEL@URL`` (Inspect's
+            own OpenAI-compatible client against that server) or a toolaudit spec
+            (``embedded:qwen``, ``llama:qwen``, ``hf:DIR``) through the ``toolaudit``
+            model provider.
+        user_model: the user simulator's model (default: ``model``); scripted policies
+            always run with the scripted user.
+        temperature: the model's sampling temperature (overrides the task's own).
+        max_turns: the simulator's turn limit (None: the task's own).
+        max_tokens: the most tokens per reply of a toolaudit model.
+        time_limit: seconds a run may take (Inspect's sample time limit); a run that
+            reaches it is kept as a scored run with termination ``time_limit``.
+    """
+
+    name = HARNESS
+
+    def __init__(
+        self,
+        task: str,
+        *,
+        log_dir: str | Path,
+        model: str | None = None,
+        user_model: str | None = None,
+        temperature: float | None = None,
+        max_turns: int | None = None,
+        max_tokens: int = 256,
+        time_limit: int | None = None,
+    ) -> None:
+        self.task = task
+        self.time_limit = time_limit
+        self.log_dir = Path(log_dir)
+        self.model = model
+        self.user_model = user_model or model
+        self.temperature = temperature
+        self.max_turns = max_turns
+        self.max_tokens = max_tokens
+        self._domain: Any = None
+
+    @property
+    def domain(self) -> Any:
+        """The task's tau2 domain pieces (loaded on first use)."""
+        if self._domain is None:
+            from toolaudit.probes._inspect_tau2 import Tau2Domain
+
+            require_inspect()
+            self._domain = Tau2Domain(check_task(self.task), message_limit=self.max_turns)
+        return self._domain
+
+    def task_ids(self) -> Sequence[str]:
+        """The task's sample ids, in its dataset's order."""
+        return list(self.domain.samples())
+
+    def canonical(self, episode: Episode) -> Episode:
+        """See :class:`toolaudit.probes._inspect_records.InspectReader`."""
+        from toolaudit.probes._inspect_records import INSPECT_READER
+
+        return INSPECT_READER.canonical(episode)
+
+    def rescore(self, episode: Episode) -> float:
+        """See :class:`toolaudit.probes._inspect_records.InspectReader`."""
+        from toolaudit.probes._inspect_records import INSPECT_READER
+
+        return INSPECT_READER.rescore(episode)
+
+    # -- one run ------------------------------------------------------------------------
+    def _models(self, spec: InspectRunSpec) -> tuple[Any, Any]:
+        from toolaudit.probes._inspect_scripted import SCRIPTED, scripted_models
+        from toolaudit.probes._inspect_tau2 import tool_descriptions
+
+        if spec.policy in SCRIPTED:
+            ref = self.domain.reference(spec.sample_id)
+            descriptions = tool_descriptions(self.domain.agent_tools())
+            models: tuple[Any, Any] = scripted_models(spec.policy, ref, descriptions)
+            return models
+        if self.model is None:
+            raise ConfigError(f"policy {spec.policy!r} needs a model (--model)")
+        seed = spec.run_seed()
+        agent = inspect_model(self.model, role="agent", seed=seed, temperature=self.temperature,
+                              max_tokens=self.max_tokens)  # fmt: skip
+        user = inspect_model(str(self.user_model), role="user", seed=seed + 7919,
+                             temperature=self.temperature, max_tokens=self.max_tokens)  # fmt: skip
+        return agent, user
+
+    def run(self, spec: InspectRunSpec) -> Episode:
+        """One eval of one sample; returns its Episode with the rescored reward."""
+        from inspect_ai import eval as inspect_eval
+        from inspect_ai.log import read_eval_log
+
+        from toolaudit.probes._inspect_tau2 import tool_names
+
+        domain = self.domain
+        mutation = tool_mutation(spec.condition, tool_names(domain.agent_tools()))
+        memo: dict[str, str] = {}
+        task = domain.build_task(spec.sample_id, mutation, memo)
+        agent, user = self._models(spec)
+        folder = self.log_dir / spec.policy / spec.condition
+        folder.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        logs = inspect_eval(
+            task,
+            model=agent,
+            model_roles={"user": user},
+            log_dir=str(folder),
+            log_format="eval",
+            display="none",
+            score_display=False,
+            fail_on_error=False,
+            log_realtime=False,
+            time_limit=self.time_limit,
+        )
+        seconds = time.perf_counter() - start
+        target = folder / f"{_safe(spec.sample_id)}_e{spec.seed_label}.eval"
+        os.replace(logs[0].location, target)
+        log = read_eval_log(str(target))
+        if not log.samples:
+            raise ConfigError(f"{target}: the run recorded no sample ({log.status})")
+        sample = log.samples[0]
+        rescored = self._rescore(log, mutation, memo, domain.scorer())
+        with (self.log_dir.parent / "timings.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(
+                json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
+            )
+        return self._episode(spec, sample, target, mutation, rescored, seconds, len(memo))
+
+    def _rescore(
+        self, log: Any, mutation: ToolMutation, memo: dict[str, str], scorer: Any
+    ) -> float | None:
+        from inspect_ai import score
+
+        mapped = copy.deepcopy(log)
+        mapped.samples = [map_back_sample(s, mutation, memo) for s in log.samples or []]
+        scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
+        return first_score(scored.samples[0]) if scored.samples else None
+
+    def _episode(
+        self,
+        spec: InspectRunSpec,
+        sample: Any,
+        path: Path,
+        mutation: ToolMutation,
+        rescored: float | None,
+        seconds: float,
+        reformatted: int,
+    ) -> Episode:
+        from toolaudit.traces import sample_episode
+
+        key = f"StoredAgentState:{self.domain.instance}:messages"
+        ep = sample_episode(sample, path=path, source={"format": "inspect"}, conversation_key=key)
+        reward = ep.reward
+        usage = {
+            role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}
+            for role, u in (sample.role_usage or {}).items()
+        }
+        model_usage = {
+            name: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}
+            for name, u in (sample.model_usage or {}).items()
+        }
+        calls = ep.tool_calls()
+        parse_errors = [c for c in calls if c.name == UNPARSED]
+        source = {
+            "harness": HARNESS,
+            "harness_version": HARNESS_VERSION,
+            "task": spec.task,
+            "config_hash": spec.config_hash(),
+            "policy": spec.policy,
+            "condition": spec.condition,
+            "seed_label": spec.seed_label,
+            "base_seed": spec.base_seed,
+            "passed": reward is not None and reward >= PASS_THRESHOLD,
+            "rescored_reward": rescored,
+            "mutation": mutation.describe(),
+            "log": str(Path(path.parent.parent.name) / path.parent.name / path.name),
+            "conversation": ep.source.get("conversation"),
+            "termination": ep.termination_reason,
+            "error": ep.source.get("error"),
+            "scores": ep.reward_components,
+            "agent_info": {
+                "model": self.model if spec.agent else "scripted",
+                "tool_calls": len(calls),
+                "parse_errors": len(parse_errors),
+                "reformatted_returns": reformatted,
+                "usage_by_role": usage,
+                "usage_by_model": model_usage,
+            },
+        }
+        logger.info("%s %s %s e%d: reward %s, rescored %s, %.1f s", spec.policy,
+                    spec.condition, spec.sample_id, spec.seed_label, reward, rescored, seconds)  # fmt: skip
+        return Episode(
+            task_id=f"{spec.task.rsplit('/', 1)[-1]}:{spec.sample_id}",
+            trial=spec.seed_label,
+            seed=spec.base_seed,
+            condition=spec.condition,
+            messages=ep.messages,
+            reward=reward,
+            reward_components=ep.reward_components,
+            termination_reason=ep.termination_reason,
+            source=source,
+        )
+
+
+def _safe(sample_id: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in sample_id)
+
+
+def inspect_model(spec: str, *, role: str, seed: int, temperature: float | None,
+                  max_tokens: int) -> Any:  # fmt: skip
+    """An Inspect model for a toolaudit spec: ``openai:MODEL@URL`` through Inspect's
+    OpenAI-compatible client, anything else through the ``toolaudit`` provider."""
+    from inspect_ai.model import GenerateConfig, get_model
+
+    from toolaudit.models import parse_spec
+
+    parsed = parse_spec(spec.split(",", 1)[0])
+    if parsed.backend == "openai":
+        name, _, url = parsed.target.partition("@")
+        config = GenerateConfig(seed=seed, temperature=temperature, max_tokens=max_tokens)
+        return get_model(
+            f"openai-api/toolaudit/{name}",
+            base_url=url or None,
+            api_key=os.environ.get("OPENAI_API_KEY", "none"),
+            config=config,
+            memoize=False,
+        )
+    import toolaudit.probes._inspect_provider  # noqa: F401  (registers the provider)
+
+    return get_model(
+        f"toolaudit/{spec}",
+        cache_role=role,
+        seed=seed,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        memoize=False,
+    )

@@ -1,0 +1,82 @@
+"""The harness seam: where agent runs happen, and how a recorded run is read back.
+
+A *harness* lists its tasks, runs one task under one condition and epoch (returning an
+:class:`~toolaudit.traces.Episode`), and rescores a recorded Episode under the canonical
+evaluation. Two harnesses exist: the controlled ResearchOps suite (``researchops``, known
+defects, scripted verifier) and Inspect AI (``inspect``: any Inspect task, tau2-bench
+through inspect_evals, scored by the task's own scorer).
+
+The analysis (VRG, rescored VRG, MSR/MTR, behaviour change, equivalence, McNemar, the
+controls) never asks which harness produced a record: it reads every record through a
+:class:`RecordReader`, chosen by the record's ``source.harness``:
+
+* ``canonical(episode)`` maps the trajectory back to canonical tool names and
+  presentation (what the agent did, in the original evaluation's terms);
+* ``rescore(episode)`` is that trajectory's score under the canonical evaluation
+  (counterfactual rescoring). ResearchOps recomputes it from the record; an Inspect run
+  was rescored by the task's own scorer right after it ran, and the record carries it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from toolaudit.traces import Episode
+
+HARNESSES = ("researchops", "inspect")
+
+
+class RunSpec(Protocol):
+    """One run of a study: hashed into ``source.config_hash``; sorted canonically."""
+
+    seed_label: int
+
+    def config_hash(self) -> str:
+        """A stable hash of everything that determines the run."""
+        ...
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """Canonical record order."""
+        ...
+
+
+class RecordReader(Protocol):
+    """How the analysis reads one harness's records."""
+
+    name: str
+
+    def canonical(self, episode: Episode) -> Episode:
+        """The trajectory in canonical tool names and presentation."""
+        ...
+
+    def rescore(self, episode: Episode) -> float:
+        """The trajectory's score under the canonical evaluation."""
+        ...
+
+
+class Harness(RecordReader, Protocol):
+    """Where agent runs happen (see the module docstring)."""
+
+    def task_ids(self) -> Sequence[str]:
+        """Every task this harness can run, in its own order."""
+        ...
+
+    def run(self, spec: Any) -> Episode:
+        """Run one task under one condition and epoch; the Episode's ``source`` carries
+        ``harness``, ``config_hash``, ``policy``, ``condition``, ``seed_label`` and
+        ``passed``."""
+        ...
+
+
+def reader_of(episode: Episode) -> RecordReader:
+    """The reader of a record, by its ``source.harness`` (ResearchOps when absent: the
+    records written before the seam existed)."""
+    name = str(episode.source.get("harness", "researchops"))
+    if name == "inspect":
+        from toolaudit.probes._inspect_records import INSPECT_READER
+
+        return INSPECT_READER
+    from toolaudit.probes._harness import RESEARCHOPS_READER
+
+    return RESEARCHOPS_READER
