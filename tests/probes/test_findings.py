@@ -28,6 +28,10 @@ def test_attribution_sentence_follows_the_numbers(study_result: dict) -> None:
     assert "behavioural change" in after and "0.200 [0.100, 0.300]" in after and "50%" in after
     assert "the scoring rule, not the agent" not in after
     cell.update(vrg_ci95=[-0.01, 0.02])
+    # no live gap, yet the executed operations score lower: the scoring rule hides it
+    assert attribution(cell).verdict == "masked_by_scoring_rule"
+    assert "hides a behavioural change" in sentence(attribution(cell))
+    cell.update(vrg_rescored=0.0, vrg_rescored_ci95=[-0.02, 0.03])
     assert attribution(cell).verdict == "no_gap"
 
 

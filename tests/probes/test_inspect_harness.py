@@ -100,18 +100,26 @@ def test_resume_runs_nothing_and_a_changed_option_is_refused(retail_study: Path)
 
 def test_telecom_name_reading_scorer_is_exposed_by_rescoring(tmp_path: Path) -> None:
     """telecom's scorer checks the agent's actions by tool name: careful performs the
-    right operation under an alias and fails; the same trajectory mapped back passes."""
+    right operation under an alias and fails; the same trajectory mapped back passes.
+    overfit calls the memorised canonical name, which was no tool after renaming (Inspect
+    answers "not found"): the live scorer still credits the call by its name (no gap),
+    while the trajectory mapped back to the operations actually executed fails (rescored
+    gap 1): the scorer reads names, not executions."""
     code = main([
         "probe", "run", "--harness", "inspect", "--task", TELECOM,
-        "--policies", "careful", "--conditions", "original,tool_rename",
+        "--policies", "careful,overfit", "--conditions", "original,tool_rename",
         "--task-ids", TELECOM_ACTION, "--n-boot", "50", "--out", str(tmp_path), "--json",
     ])  # fmt: skip
     assert code == 0
     doc = json.loads((tmp_path / "probe.json").read_text())
     c = _cell(doc, "careful", "tool_rename")
     assert (c["vrg"], c["vrg_rescored"], c["behavior_changed_rate"]) == (1.0, 0.0, 0.0)
+    o = _cell(doc, "overfit", "tool_rename")
+    assert (o["vrg"], o["vrg_rescored"], o["behavior_changed_rate"]) == (0.0, 1.0, 1.0)
     rec = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
-    renamed = next(r for r in rec if r["condition"] == "tool_rename")
+    renamed = next(
+        r for r in rec if r["condition"] == "tool_rename" and r["source"]["policy"] == "careful"
+    )
     assert [c["name"] for m in renamed["messages"] for c in m.get("tool_calls") or []] == [
         "handoff_to_human_agents"
     ]

@@ -29,7 +29,9 @@ def _excludes_zero(pair: Sequence[float | None] | None) -> bool:
 def attribution(cell: dict[str, Any]) -> Finding:
     """Who caused a cell's gap: the scoring rule, the agent's behaviour, both, or nobody.
 
-    * ``no_gap``: the gap's 95% interval includes 0.
+    * ``no_gap``: the gap's 95% interval includes 0 (and so does the rescored gap's).
+    * ``masked_by_scoring_rule``: no gap, but the rescored gap's interval lies above 0:
+      the live score credited calls by name that executed nothing (or something else).
     * ``scoring_rule``: the gap is real, no pair changed its actions, and the rescored
       gap's interval includes 0 (rescoring the same trajectories closes it).
     * ``behaviour``: some pairs changed their actions and the rescored gap stays above 0.
@@ -39,7 +41,8 @@ def attribution(cell: dict[str, Any]) -> Finding:
     gap, rescored = cell.get("vrg_ci95"), cell.get("vrg_rescored_ci95")
     changed = float(cell.get("behavior_changed_rate") or 0.0)
     if not _excludes_zero(gap):
-        verdict = "no_gap"
+        masked = _excludes_zero(rescored) and (cell.get("vrg_rescored") or 0) > 0
+        verdict = "masked_by_scoring_rule" if masked else "no_gap"
     elif changed == 0.0:
         verdict = "unexplained" if _excludes_zero(rescored) else "scoring_rule"
     else:
@@ -321,6 +324,9 @@ _ATTRIBUTION = {
     "scoring rule accounts for the score change.",
     "unexplained": "no action changed, yet rescoring leaves a gap: the inverse mapping "
     "misses part of the mutation.",
+    "masked_by_scoring_rule": "the score shows no change, but the operations actually "
+    "executed score lower: the scoring rule credits what the agent's calls were named, "
+    "not what they did, and so hides a behavioural change.",
 }
 
 

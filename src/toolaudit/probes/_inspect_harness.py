@@ -31,6 +31,7 @@ from typing import Any
 from toolaudit.errors import ConfigError, MissingDependencyError
 from toolaudit.probes._inspect_records import (
     HARNESS_CONDITIONS,
+    NOT_A_TOOL,
     UNPARSED,
     ToolMutation,
     tool_mutation,
@@ -112,20 +113,34 @@ class InspectRunSpec:
 
 
 def map_back_message(
-    m: dict[str, Any], mutation: ToolMutation, op: dict[str, str], memo: dict[str, str]
+    m: dict[str, Any],
+    mutation: ToolMutation,
+    memo: dict[str, str],
+    *,
+    agent: bool,
 ) -> None:
     """Map one serialised chat message back in place: tool call names to the operation
     executed, a tool message's function and text to canonical, the policy in a system
-    message to canonical names."""
+    message to canonical names. On the agent's side (``agent``), a call to a name that was
+    no tool under the mutation becomes ``not_a_tool:NAME``, so a memorised canonical name
+    that failed to execute is never credited as that operation."""
+    op = mutation.operation_of()
+
+    def name(n: Any) -> Any:
+        if not isinstance(n, str) or mutation.identity:
+            return n
+        if n in op:
+            return op[n]
+        return NOT_A_TOOL + n if agent and n != UNPARSED else n
+
     if m.get("role") == "system" and isinstance(m.get("content"), str):
         m["content"] = mutation.substitute(m["content"], inverse=True)
     for call in m.get("tool_calls") or []:
-        if isinstance(call, dict) and call.get("function") in op:
-            call["function"] = op[call["function"]]
+        if isinstance(call, dict):
+            call["function"] = name(call.get("function"))
     if m.get("role") != "tool":
         return
-    if m.get("function") in op:
-        m["function"] = op[m["function"]]
+    m["function"] = name(m.get("function"))
     content = m.get("content")
     if isinstance(content, str):
         m["content"] = memo.get(content, unformat_text(content))
@@ -135,18 +150,17 @@ def map_back_message(
                 part["text"] = memo.get(part["text"], unformat_text(part["text"]))
 
 
-def _map_back_value(
-    value: Any, mutation: ToolMutation, op: dict[str, str], memo: dict[str, str]
-) -> Any:
-    """A store value with every chat message in it mapped back (chat-message lists and
-    lists of ``{"role", "message"}`` trajectory entries)."""
+def _map_back_value(value: Any, mutation: ToolMutation, memo: dict[str, str]) -> Any:
+    """A store value with the agent's chat messages in it mapped back: a chat-message list
+    (the agent's own), or ``{"role", "message"}`` trajectory entries, of which only the
+    agent's (``role == "assistant"``) are the agent's side."""
     if not isinstance(value, list):
         return value
     for item in value:
         if isinstance(item, dict) and isinstance(item.get("message"), dict):
-            map_back_message(item["message"], mutation, op, memo)
+            map_back_message(item["message"], mutation, memo, agent=item.get("role") == "assistant")
         elif isinstance(item, dict) and "role" in item:
-            map_back_message(item, mutation, op, memo)
+            map_back_message(item, mutation, memo, agent=True)
     return value
 
 
@@ -155,12 +169,12 @@ def map_back_sample(sample: Any, mutation: ToolMutation, memo: dict[str, str]) -
     docstring)."""
     from inspect_ai.log import EvalSample
 
-    op = mutation.operation_of()
     data = sample.model_dump(mode="json")
+    # sample.messages: the user simulator's side in tau2 (its own tools are not mutated)
     for m in data.get("messages") or []:
-        map_back_message(m, mutation, op, memo)
+        map_back_message(m, mutation, memo, agent=False)
     store = data.get("store") or {}
-    data["store"] = {k: _map_back_value(v, mutation, op, memo) for k, v in store.items()}
+    data["store"] = {k: _map_back_value(v, mutation, memo) for k, v in store.items()}
     return EvalSample.model_validate(data)
 
 
