@@ -163,3 +163,26 @@ def test_cli_needs_a_task_and_names_an_unknown_sample(tmp_path: Path, capsys) ->
     err = capsys.readouterr().err
     assert "no-such-task" in err and "Traceback" not in err
     assert not (tmp_path / "x" / "run_config.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_embedded_qwen_acts_on_tau2_through_the_toolaudit_provider(tmp_path: Path) -> None:
+    """The embedded Qwen as agent and user simulator, its tool calls parsed by toolaudit's
+    model layer: the calls appear in the log and in `traces inspect`'s counts."""
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", RETAIL, "--model", "embedded:qwen",
+        "--user-model", "embedded:qwen", "--policies", "llm", "--conditions", "original",
+        "--limit", "1", "--epochs", "1", "--max-turns", "2", "--temperature", "0.7",
+        "--n-boot", "50", "--out", str(tmp_path), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    rec = json.loads((tmp_path / "records.jsonl").read_text().splitlines()[0])
+    info = rec["source"]["agent_info"]
+    assert info["model"] == "embedded:qwen" and info["tool_calls"] > 0
+    log = tmp_path / "logs" / "llm" / "original" / "0_e0.eval"
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "toolaudit"), "traces", "inspect", str(log), "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout)["tool_calls"] == info["tool_calls"]
