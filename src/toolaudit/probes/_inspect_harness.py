@@ -17,7 +17,6 @@ Supported tasks: tau2-bench through inspect_evals (``inspect_evals/tau2_retail``
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import logging
@@ -323,8 +322,9 @@ class InspectHarness:
     ) -> float | None:
         from inspect_ai import score
 
-        mapped = copy.deepcopy(log)
-        mapped.samples = [map_back_sample(s, mutation, memo) for s in log.samples or []]
+        # map_back_sample builds new samples; the header is shared, not copied
+        samples = [map_back_sample(s, mutation, memo) for s in log.samples or []]
+        mapped = log.model_copy(update={"samples": samples})
         scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
         return first_score(scored.samples[0]) if scored.samples else None
 

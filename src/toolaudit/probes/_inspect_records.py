@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolaudit.errors import ConfigError
+from toolaudit.probes._mutations import reverse_keys
 from toolaudit.traces import Episode, Message, ToolCall
 
 HARNESS_CONDITIONS = ("original", "tool_rename", "reformat", "misleading_names", "repeat")
@@ -155,14 +156,6 @@ def tool_mutation(condition: str, tool_names: Sequence[str]) -> ToolMutation:
     return ToolMutation(condition, tuple((n, n) for n in names), fmt)
 
 
-def _reverse_keys(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _reverse_keys(obj[k]) for k in reversed(list(obj))}
-    if isinstance(obj, list):
-        return [_reverse_keys(v) for v in obj]
-    return obj
-
-
 def _json_container(text: str) -> Any:
     try:
         obj = json.loads(text)
@@ -189,7 +182,7 @@ def reformat_text(text: str) -> str:
     obj = _json_container(text)
     if obj is None:
         return text
-    return json.dumps({"result": _reverse_keys(obj)}, indent=2, ensure_ascii=False)
+    return json.dumps({"result": reverse_keys(obj)}, indent=2, ensure_ascii=False)
 
 
 def unformat_text(text: str) -> str:
@@ -198,7 +191,7 @@ def unformat_text(text: str) -> str:
     obj = _json_container(text)
     if not isinstance(obj, dict) or set(obj) != {"result"}:
         return text
-    return json.dumps(_reverse_keys(obj["result"]), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(reverse_keys(obj["result"]), separators=(",", ":"), ensure_ascii=False)
 
 
 def mutation_of(episode: Episode) -> ToolMutation:

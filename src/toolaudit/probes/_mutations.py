@@ -184,11 +184,12 @@ def condition_config(condition: str) -> EvalConfig:
     return CONDITIONS[condition].apply(EvalConfig())
 
 
-def _reverse_keys(obj: Any) -> Any:
+def reverse_keys(obj: Any) -> Any:
+    """``obj`` with every object's keys in reverse order (arrays kept in order)."""
     if isinstance(obj, dict):
-        return {k: _reverse_keys(obj[k]) for k in reversed(list(obj))}
+        return {k: reverse_keys(obj[k]) for k in reversed(list(obj))}
     if isinstance(obj, list):
-        return [_reverse_keys(v) for v in obj]
+        return [reverse_keys(v) for v in obj]
     return obj
 
 
@@ -196,7 +197,7 @@ def format_observation(obs: Mapping[str, Any], config: EvalConfig) -> str:
     """Serialise an observation in the configuration's presentation."""
     if config.obs_format == "compact":
         return json.dumps(obs, separators=(",", ":"))
-    return json.dumps({"result": _reverse_keys(dict(obs))}, indent=2)
+    return json.dumps({"result": reverse_keys(dict(obs))}, indent=2)
 
 
 def unformat_observation(text: str, config: EvalConfig) -> str:
@@ -204,7 +205,7 @@ def unformat_observation(text: str, config: EvalConfig) -> str:
     if config.obs_format == "compact":
         return text
     obj = json.loads(text)
-    return json.dumps(_reverse_keys(obj["result"]), separators=(",", ":"))
+    return json.dumps(reverse_keys(obj["result"]), separators=(",", ":"))
 
 
 def invert_episode(episode: Episode, config: EvalConfig) -> Episode:

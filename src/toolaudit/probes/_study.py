@@ -254,6 +254,7 @@ def analyze_study(
         )
 
         result["selection"] = None
+        _harness_fallbacks(read_run_config(study_dir), fallbacks)
         result["noop_baseline"] = noop_baseline(runs, seed=seed, n_boot=n_boot)
         result["positive_controls"] = positive_controls(result["cells"], margin=margin)
         mark_informative(result["cells"], result["positive_controls"])
@@ -294,6 +295,22 @@ def analyze_study(
     if write:
         write_results(study_dir / "probe.json", result)
     return result
+
+
+def _harness_fallbacks(config: dict[str, Any], fallbacks: list[Fallback]) -> None:
+    """Departures from the task's own settings in a real-harness study, as recorded
+    ``relaxed_parameter`` fallbacks (shown in the report)."""
+    departures = {
+        "temperature": "the agent and user simulator sample at {v} instead of the task's own "
+        "temperature (tau2: 0.0), so that identical reruns can differ",
+        "max_turns": "the user simulator stops after {v} turns instead of the task's own limit",
+        "time_limit": "a run may take at most {v} s; a run that reached it is scored as it stands",
+    }
+    for key, text in departures.items():
+        value = config.get(key)
+        if value is not None:
+            record_fallback(fallbacks, Fallback(kind="relaxed_parameter", what=f"probe.{key}",
+                                                detail=text.format(v=value)))  # fmt: skip
 
 
 def harness_summary(result: dict[str, Any]) -> dict[str, Any]:
