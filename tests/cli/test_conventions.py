@@ -70,7 +70,7 @@ def test_plain_progress_prints_lines_with_eta() -> None:
     p(5, 10, "t5")  # 20 s: 8 s after the last line, skipped
     p(10, 10, "done")  # 30 s: complete, always printed
     assert out.getvalue().splitlines() == [
-        "scoring: 4/10 (40%) t4; elapsed 12s, ETA 18s",
+        "scoring: 4/10 (40%) t4; elapsed 12s, ETA 22s",  # 11 s for 3 units since t1
         "scoring: 10/10 (100%) done; elapsed 30s",
     ]
 
@@ -79,13 +79,14 @@ def test_non_tty_run_prints_progress_lines(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TOOLAUDIT_PROGRESS_EVERY": "0"}
     env.pop("TOOLAUDIT_PROGRESS", None)
     cmd = [sys.executable, "-m", "toolaudit.cli.main", "datasets", "make", "tcr-shortcut"]
-    cmd += ["--out", str(tmp_path / "tcr"), "--scale", "0.03", "--seed", "0"]
+    cmd += ["--out", str(tmp_path / "tcr"), "--scale", "0.06", "--seed", "0"]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("generating tcr-shortcut:")]
-    assert len(lines) == 2
-    assert lines[0].startswith("generating tcr-shortcut: 500/") and ", ETA " in lines[0]
-    assert "(100%)" in lines[1]
+    assert len(lines) == 3  # the rate is measured from the first report on
+    assert lines[0].startswith("generating tcr-shortcut: 500/") and ", ETA " not in lines[0]
+    assert lines[1].startswith("generating tcr-shortcut: 1000/") and ", ETA " in lines[1]
+    assert "(100%)" in lines[2]
     quiet_cmd = [*cmd[:7], str(tmp_path / "q"), *cmd[8:], "-q"]
     quiet = subprocess.run(quiet_cmd, capture_output=True, text=True, env=env, timeout=120)
     assert quiet.returncode == 0 and "generating" not in quiet.stderr
@@ -235,6 +236,19 @@ def test_unexpected_error_is_one_line_exit_1(
     assert main(["traces", "inspect", str(tmp_path), "-v"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
     assert "Traceback" in caplog.text and "disk on fire" in caplog.text  # logged with -v
+
+
+def test_plain_progress_on_a_resumed_run_never_promises_seconds() -> None:
+    # The study that printed "641/750 (85%); elapsed 11s, ETA 3s": 640 runs were on disk.
+    out = io.StringIO()
+    ticks = iter([0.0, 0.5, 11.0, 23.0])
+    p = PlainProgress("probe runs", every=0, stream=out, clock=lambda: next(ticks))
+    p(640, 750, "resumed")
+    p(641, 750, "")
+    p(642, 750, "")
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "probe runs: 640/750 (85%) resumed; elapsed 0s"
+    assert lines[1].endswith("ETA 19m04s") and lines[2].endswith("ETA 20m15s")
 
 
 def test_plain_progress_eta_follows_the_current_stage() -> None:

@@ -140,21 +140,23 @@ class PlainProgress:
     >>> p = PlainProgress("demo", every=0, stream=out, clock=iter([0, 0, 2, 4]).__next__)
     >>> p(1, 4, "task a"); p(2, 4, "task b"); p(4, 4, "done")
     >>> print(out.getvalue().strip())
-    demo: 1/4 (25%) task a; elapsed 0s, ETA 0s
-    demo: 2/4 (50%) task b; elapsed 2s, ETA 2s
+    demo: 1/4 (25%) task a; elapsed 0s
+    demo: 2/4 (50%) task b; elapsed 2s, ETA 4s
     demo: 4/4 (100%) done; elapsed 4s
 
-    A resumed run whose first 90 units come from a cache in 1 s and then take 10 s each:
-    the ETA follows the last ``window`` seconds, not the cached start.
+    The rate is measured from the first report on, never from zero: a resumed run whose
+    first report already counts 90 units (from a cache, in 1 s) and which then takes 10 s
+    a unit is not mistaken for a fast one; after that the ETA follows the last ``window``
+    seconds.
 
     >>> out = io.StringIO()
     >>> p = PlainProgress("r", every=0, window=30, stream=out,
     ...                   clock=iter([0, 1, 11, 21, 31, 41]).__next__)
     >>> for done in (90, 91, 92, 93, 94): p(done, 100, "")
     >>> print(out.getvalue().strip())
-    r: 90/100 (90%); elapsed 1s, ETA 0s
-    r: 91/100 (91%); elapsed 11s, ETA 1s
-    r: 92/100 (92%); elapsed 21s, ETA 2s
+    r: 90/100 (90%); elapsed 1s
+    r: 91/100 (91%); elapsed 11s, ETA 1m30s
+    r: 92/100 (92%); elapsed 21s, ETA 1m20s
     r: 93/100 (93%); elapsed 31s, ETA 1m10s
     r: 94/100 (94%); elapsed 41s, ETA 1m00s
     """
@@ -188,6 +190,10 @@ class PlainProgress:
             if not (self.stage_total == 0 and self.previous == 0):  # a new stage
                 self.points.clear()
             self.stage_total = total
+        if len(self.points) == 1 and self.points[0] == (self.start, 0) and done > 0:
+            # The first report already counts finished units (a resumed run, or a first
+            # unit of unknown cost): measure the rate from here, not from zero.
+            self.points.clear()
         self.previous = done
         self.points.append((now, done))
         while len(self.points) > 2 and now - self.points[1][0] >= self.window:
