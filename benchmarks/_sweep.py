@@ -17,6 +17,7 @@ import numpy as np
 
 CARRIER = "thermompnn_ddg"
 POOL = ("cdr3b_biophysics", "mcpas_retrieval", "stability_summary")  # seed: tools 1, 2, 4
+SMOKE_SCALE, SMOKE_K = 0.005, [1, 2]
 
 
 def arguments(doc: str) -> argparse.Namespace:
@@ -26,7 +27,16 @@ def arguments(doc: str) -> argparse.Namespace:
     p.add_argument("--scale", type=float, default=0.2, help="tcr-shortcut scale if no --data")
     p.add_argument("--k", type=int, nargs="+", default=[1, 2, 5, 10, 20], help="K values")
     p.add_argument("--seed", type=int, default=0)
-    return p.parse_args()
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a seconds-long check that the script runs: generated data at scale "
+        f"{SMOKE_SCALE}, K = {' '.join(map(str, SMOKE_K))} (its ratio means nothing)",
+    )
+    args = p.parse_args()
+    if args.smoke:
+        args.data, args.scale, args.k = None, SMOKE_SCALE, SMOKE_K
+    return args
 
 
 @dataclass

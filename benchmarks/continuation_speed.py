@@ -8,15 +8,26 @@ channel scores there (3 openers, and each opener followed by each tool name). Th
 context runs once first (both paths then start from its stored cache), so the ratio is
 the continuations' cost alone. Prints both wall and CPU times, the ratio, the largest
 difference between the two paths' log-probabilities and the action distribution's
-leading action and unrecognised mass.
+leading action and unrecognised mass. The last line is
+``ratio=<batch/tree wall time> max_abs_diff=<largest log-probability difference>``.
+
+``--smoke`` checks in seconds that the script still runs: the same decision and
+continuations on a tiny random model with the embedded Qwen's tokenizer (``_tiny.py``)
+instead of ``--model``; both paths must still agree, but its ratio means nothing.
 
     python benchmarks/continuation_speed.py [--model embedded:qwen]
+    python benchmarks/continuation_speed.py --smoke
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _tiny import tiny_qwen  # noqa: E402
 
 
 def main() -> None:
@@ -28,8 +39,9 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="embedded:qwen")
+    ap.add_argument("--smoke", action="store_true", help="a tiny model instead (see above)")
     args = ap.parse_args()
-    lm = load_model(args.model, device="cpu")
+    lm = tiny_qwen() if args.smoke else load_model(args.model, device="cpu")
     domain = mini_domain()
     traj = replay(domain.tasks[0], domain.db)
     site = first_call_site()(traj)

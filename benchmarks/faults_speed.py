@@ -20,7 +20,14 @@ CPU time; and the largest difference of any reading between them (1e-4 at most):
     OMP_NUM_THREADS=2 python benchmarks/faults_speed.py --tasks 2 --k-max 3
 
 The last line then reads ``tokens_ratio=... calls_per_decision=... max_row_diff=...
-cpu_ratio=...`` (``--no-baseline`` skips the old path and the comparison).
+cpu_ratio=... wall_ratio=...`` (``--no-baseline`` skips the old path and the comparison).
+
+``--smoke`` checks in seconds that the script runs: one census repetition, then the
+model section on the first qualifying task at k = 0 with a tiny random model and the
+embedded Qwen's tokenizer (``_tiny.py``) in place of ``--model``; both lines are
+printed as above and the two paths must still agree, but the timings mean nothing::
+
+    python benchmarks/faults_speed.py --smoke
 """
 
 from __future__ import annotations
@@ -43,6 +50,9 @@ from toolaudit.traces import Domain, load_domain
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _old_scorer import OldHFModel  # noqa: E402
+from _tiny import tiny_qwen  # noqa: E402
+
+SMOKE = {"repeat": 1, "tasks": 1, "k_max": 0}
 
 
 def baseline_census(domain: Domain) -> list[Trajectory | None]:
@@ -123,12 +133,13 @@ def model_section(args: argparse.Namespace, root: Path, domain: Domain) -> None:
     config = FaultsConfig(data_root=str(root), k_max=args.k_max, model=args.model)
     chosen = [c for c in domain_census(domain) if c.qualifies][: args.tasks]
     name = args.model.removeprefix("embedded:")
-    new_lm = HFModel(f"embedded:{name}", device="cpu")
+    new_lm = tiny_qwen() if args.smoke else HFModel(f"embedded:{name}", device="cpu")
     rows, sent, wall, cpu = score_tasks(new_lm, chosen, config, domain.policy, domain.db)
     scorer = new_lm.scorer
     fed, minimum = scorer.tokens_run, minimum_tokens(sent)
     ids = " ".join(c.task_id for c in chosen)
-    print(f"new path: tasks {ids}, k <= {args.k_max}, {len(rows)} decisions, {args.model}")
+    shown = new_lm.identity if args.smoke else args.model
+    print(f"new path: tasks {ids}, k <= {args.k_max}, {len(rows)} decisions, {shown}")
     print(
         f"  tokens_fed={fed} tokens_minimum={minimum} positions_scored="
         f"{scorer.positions_scored} calls={scorer.calls} wall {wall:.1f} s cpu {cpu:.1f} s"
@@ -136,7 +147,10 @@ def model_section(args: argparse.Namespace, root: Path, domain: Domain) -> None:
     line = f"tokens_ratio={fed / minimum:.4f} calls_per_decision={scorer.calls / len(rows):.3f}"
     if not args.no_baseline:
         del new_lm, scorer
-        old_lm = OldHFModel(f"embedded:{name}", device="cpu")
+        if args.smoke:
+            old_lm = tiny_qwen(OldHFModel)
+        else:
+            old_lm = OldHFModel(f"embedded:{name}", device="cpu")
         old_rows, _, old_wall, old_cpu = score_tasks(
             old_lm, chosen, config, domain.policy, domain.db
         )
@@ -162,7 +176,10 @@ def main() -> None:
         "--model", choices=("embedded:qwen", "embedded:gemma"), default="embedded:qwen"
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the old path")
+    parser.add_argument("--smoke", action="store_true", help="a seconds-long run (see above)")
     args = parser.parse_args()
+    if args.smoke:
+        vars(args).update(SMOKE)
     root = args.data_root or default_data_root()
     if root is None:
         raise SystemExit("no data root: pass --data-root (tau2/domains/retail)")

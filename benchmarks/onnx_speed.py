@@ -18,6 +18,14 @@ onnxruntime, onnx and onnxscript are not toolaudit dependencies; install them fi
 
 The graphs take about 4.5 GB (6.5 GB with ``--int8``) under ``--work`` (default a
 temporary folder, removed at the end) and about 3 minutes to export.
+
+``--smoke`` checks in seconds that the script runs: a tiny random model with the
+embedded Qwen's tokenizer (``_tiny.py``) is exported and scored instead, on the texts
+rendered without the policy and with the site's tool schema only (two arms), one
+thread. Both sides run the same weights, so ``max_mean_diff`` still checks the export;
+the ratio means nothing.
+
+    python benchmarks/onnx_speed.py --smoke
 """
 
 from __future__ import annotations
@@ -25,13 +33,17 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from engine_speed import faults_chat, time_scoring
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _tiny import tiny_qwen  # noqa: E402
+from engine_speed import faults_chat, time_scoring  # noqa: E402
 
 from toolaudit.models import load_model
 from toolaudit.models._embedded import embedded_model_dir
@@ -84,15 +96,17 @@ def _step_module(model: Any, *, with_logits: bool) -> Any:
     return Step().eval()
 
 
-def export(work: Path) -> tuple[Path, Path, tuple[int, int, int]]:
-    """The prefill and step graphs of the embedded Qwen under ``work``; checks that the
-    rewritten forward gives transformers' own log-probabilities before exporting."""
+def export(work: Path, model: Any = None) -> tuple[Path, Path, tuple[int, int, int]]:
+    """The prefill and step graphs of the embedded Qwen (or ``model``) under ``work``;
+    checks that the rewritten forward gives transformers' own log-probabilities before
+    exporting."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(
-        str(embedded_model_dir("qwen")), dtype=torch.float32
-    ).eval()
+    if model is None:
+        model = AutoModelForCausalLM.from_pretrained(
+            str(embedded_model_dir("qwen")), dtype=torch.float32
+        ).eval()
     cfg = model.config
     shape = (
         cfg.num_hidden_layers,
@@ -177,7 +191,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--int8", action="store_true", help="also time dynamic int8 graphs")
     parser.add_argument("--work", type=Path, default=None, help="folder for the graphs")
+    parser.add_argument("--smoke", action="store_true", help="a tiny model (see above)")
     args = parser.parse_args()
+    if args.smoke:
+        args.threads = [1]
     try:
         import onnxruntime  # noqa: F401
         import onnxscript  # noqa: F401
@@ -186,8 +203,8 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="onnx-speed-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        lm = load_model("embedded:qwen", device="cpu")
-        requests, _ = faults_chat(lm)
+        lm = tiny_qwen() if args.smoke else load_model("embedded:qwen", device="cpu")
+        requests, _ = faults_chat(lm, short=args.smoke)
         ctx = lm.encode_context(requests[0][0])
         conts = [lm.encode_continuation(c) for _, c in requests]
         n_tokens = len(ctx) + sum(map(len, conts))
@@ -197,9 +214,10 @@ def main() -> None:
             flush=True,
         )
         ref, t_ref = time_scoring(lm, requests)
+        tiny = lm.model if args.smoke else None
         del lm
         t0 = time.perf_counter()
-        prefill, step, shape = export(work)
+        prefill, step, shape = export(work, tiny)
         print(f"exported in {time.perf_counter() - t0:.0f} s", flush=True)
         graphs = [("onnxruntime fp32", prefill, step)]
         if args.int8:

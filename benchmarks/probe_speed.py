@@ -10,7 +10,12 @@ measured seconds per run to the full 25 × 7 × 3 study (525 runs) at the same `
 
 The budget: the scripted study, run and analysed, under 10 s on 2 cores. Prints one line
 per setting and the generic-vs-vectorised bootstrap comparison that motivated
-``stats._paired`` (the named baseline, timed in the same run, with its ratio).
+``stats._paired`` (the named baseline, timed in the same run, with its ratio). Both
+bootstraps draw the same clusters, so their intervals agree; the last line is
+``ratio=<generic/vectorised seconds> max_ci_diff=<largest interval-end difference>``.
+
+``--smoke`` checks in seconds that the script runs: 2 tasks, 1 seed and 100 resamples
+(``python benchmarks/probe_speed.py --smoke``); its timings say nothing of the budget.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from toolaudit.stats import cluster_bootstrap
 from toolaudit.stats._paired import cluster_mean_bootstrap
 
 
-def _study(n_jobs: int, n_boot: int) -> tuple[float, float, int, float]:
+def _study(
+    n_jobs: int, n_boot: int, tasks: list[int] | None = None, n_seeds: int = 3
+) -> tuple[float, float, int, float]:
     with tempfile.TemporaryDirectory() as tmp:
         c0 = time.process_time()
         t0 = time.perf_counter()
-        path = run_probe_study(Path(tmp), n_seeds=3, seed=0, n_jobs=n_jobs)
+        path = run_probe_study(Path(tmp), tasks=tasks, n_seeds=n_seeds, seed=0, n_jobs=n_jobs)
         t1 = time.perf_counter()
         result = analyze_study(Path(tmp), n_boot=n_boot)
         t2 = time.perf_counter()
@@ -41,15 +48,18 @@ def _study(n_jobs: int, n_boot: int) -> tuple[float, float, int, float]:
         return t1 - t0, t2 - t1, result["records"], cpu
 
 
-def _bootstrap(n_boot: int) -> tuple[float, float]:
+def _bootstrap(n_boot: int) -> tuple[float, float, float]:
+    """Seconds of the generic and the vectorised interval, and their largest difference."""
     rng = np.random.default_rng(0)
     clusters = [f"t{i % 25}" for i in range(75)]
     values = rng.random(75)
     t0 = time.perf_counter()
-    cluster_bootstrap(clusters, lambda idx: float(values[idx].mean()), n_boot=n_boot)
+    generic = cluster_bootstrap(clusters, lambda idx: float(values[idx].mean()), n_boot=n_boot)
     t1 = time.perf_counter()
-    cluster_mean_bootstrap(clusters, values, n_boot=n_boot)
-    return t1 - t0, time.perf_counter() - t1
+    vectorised = cluster_mean_bootstrap(clusters, values, n_boot=n_boot)
+    t2 = time.perf_counter()
+    diff = max(abs(generic.low - vectorised.low), abs(generic.high - vectorised.high))
+    return t1 - t0, t2 - t1, diff
 
 
 def _llm(model: str, tasks: int, seeds: int, n_jobs: int, temperature: float) -> None:
@@ -87,9 +97,13 @@ def main() -> None:
     ap.add_argument("--llm-tasks", type=int, default=2)
     ap.add_argument("--llm-seeds", type=int, default=1)
     ap.add_argument("--temperature", type=float, default=0.7)
+    ap.add_argument("--smoke", action="store_true", help="a seconds-long run (see above)")
     args = ap.parse_args()
+    tasks, n_seeds = ([0, 1], 1) if args.smoke else (None, 3)
+    if args.smoke:
+        args.n_boot = 100
     for n_jobs in args.n_jobs:
-        run_s, analyze_s, n, cpu = _study(n_jobs, args.n_boot)
+        run_s, analyze_s, n, cpu = _study(n_jobs, args.n_boot, tasks, n_seeds)
         total = run_s + analyze_s
         verdict = "OK" if total < 10 else "OVER BUDGET"
         load = os.getloadavg()[0]
@@ -101,12 +115,13 @@ def main() -> None:
         )
     if args.llm:
         _llm(args.llm, args.llm_tasks, args.llm_seeds, args.n_jobs[-1], args.temperature)
-    generic, vectorised = _bootstrap(args.n_boot)
+    generic, vectorised, diff = _bootstrap(args.n_boot)
     print(
         f"one 75-row interval, n_boot={args.n_boot}: generic cluster_bootstrap {generic * 1e3:.1f} ms, "
         f"vectorised cluster_mean_bootstrap {vectorised * 1e3:.1f} ms "
         f"(ratio {generic / vectorised:.0f}x)"
     )
+    print(f"ratio={generic / vectorised:.0f} max_ci_diff={diff:.3g}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ way, scanning the whole line again per match (quadratic in the line length); too
 
     python benchmarks/provenance_speed.py                  # 20 rows, 20k-char token
     python benchmarks/provenance_speed.py --rows 50 --token-chars 5000
+    python benchmarks/provenance_speed.py --smoke        # 5 rows, 2k-char token: seconds
 
 The last line is ``ratio=<baseline/toolaudit wall time> same_fields=<True|False>``.
+``--smoke`` checks that the script runs (its ratio means little at that size).
 """
 
 from __future__ import annotations
@@ -73,7 +75,10 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=20, help="rows (locate reads <= 400)")
     parser.add_argument("--token-chars", type=int, default=20_000)
     parser.add_argument("--term", default="nce_2")
+    parser.add_argument("--smoke", action="store_true", help="--rows 5 --token-chars 2000")
     args = parser.parse_args()
+    if args.smoke:
+        args.rows, args.token_chars = 5, 2000
     texts = make_rows(args.rows, args.token_chars)
     t0 = time.perf_counter()
     src = locate(args.term, "char_wb", {"t": texts}, ["t"], range(len(texts)))

@@ -14,10 +14,14 @@ pipeline runs in its own child process, so its peak memory (max RSS) is its own.
 child and prints its peak, the memory target. Besides the end-to-end ratio the script
 prints the text-stage, fit-stage and interval-stage ratios separately, so nobody
 mistakes which stage the speed comes from. The last line is
-``ratio=<baseline/engine wall time> max_auroc_diff=<y>``.
+``ratio=<baseline/engine wall time> max_auroc_diff=<y>``, the one before it
+``intervals compared: <n>, max_ci_diff=<z>``. ``--smoke`` checks in seconds that the
+script still runs (scale 0.003, 68 examples, 20 resamples; the same two pipelines and
+comparisons, but its ratios mean nothing at that size).
 
     python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
     python benchmarks/pt2d_speed.py --scale 0.1  # a quick run
+    python benchmarks/pt2d_speed.py --smoke      # seconds: does it still run?
     python benchmarks/pt2d_speed.py --scale 1 --part all   # plus the whole audit's peak
     python benchmarks/pt2d_speed.py --examples tcr/examples.jsonl   # reuse generated data
 """
@@ -54,14 +58,17 @@ def _split(examples: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return fit, ev, y
 
 
-N_BOOT = 2000
+N_BOOT = 2000  # the audit's default resamples
+SMOKE_SCALE, SMOKE_N_BOOT = 0.003, 20
 
 
 def _groups_of(examples: list, ev: np.ndarray) -> np.ndarray:
     return np.array([examples[i].group for i in ev])
 
 
-def straightforward_ci(y: np.ndarray, s: np.ndarray, seed: int = 0) -> list[float]:
+def straightforward_ci(
+    y: np.ndarray, s: np.ndarray, seed: int = 0, n_boot: int = N_BOOT
+) -> list[float]:
     """Percentile interval the straightforward way: one ``roc_auc_score`` per replicate
     (the same stratified draws as ``toolaudit.stats.bootstrap_auroc``)."""
     from sklearn.metrics import roc_auc_score
@@ -70,16 +77,16 @@ def straightforward_ci(y: np.ndarray, s: np.ndarray, seed: int = 0) -> list[floa
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     if pos.size == 0 or neg.size == 0:
         return [float("nan"), float("nan")]
-    draw_p = rng.integers(0, pos.size, size=(N_BOOT, pos.size))
-    draw_n = rng.integers(0, neg.size, size=(N_BOOT, neg.size))
+    draw_p = rng.integers(0, pos.size, size=(n_boot, pos.size))
+    draw_n = rng.integers(0, neg.size, size=(n_boot, neg.size))
     reps = []
-    for b in range(N_BOOT):
+    for b in range(n_boot):
         idx = np.concatenate([pos[draw_p[b]], neg[draw_n[b]]])
         reps.append(roc_auc_score(y[idx], s[idx]))
     return [float(q) for q in np.quantile(reps, [0.025, 0.975])]
 
 
-def run_baseline(path: Path, n_jobs: int) -> dict:
+def run_baseline(path: Path, n_jobs: int, n_boot: int = N_BOOT) -> dict:
     """TfidfVectorizer on every scope's concatenated text, then fit and score."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from threadpoolctl import threadpool_limits
@@ -110,10 +117,10 @@ def run_baseline(path: Path, n_jobs: int) -> dict:
             tag = f"{scope}|{spec.name}"
             aurocs[tag] = auroc(y[ev], scores)
             t2 = time.perf_counter()
-            cis[tag] = straightforward_ci(y[ev], scores)
+            cis[tag] = straightforward_ci(y[ev], scores, n_boot=n_boot)
             for g in sorted(set(groups)):
                 m = groups == g
-                cis[f"{tag}|{g}"] = straightforward_ci(y[ev][m], scores[m])
+                cis[f"{tag}|{g}"] = straightforward_ci(y[ev][m], scores[m], n_boot=n_boot)
             stages["vectorize"] += t1 - t0
             stages["fit_score"] += t2 - t1
             stages["intervals"] += time.perf_counter() - t2
@@ -121,10 +128,11 @@ def run_baseline(path: Path, n_jobs: int) -> dict:
     return {"stages": stages, "aurocs": aurocs, "cis": cis}
 
 
-def run_engine(path: Path, n_jobs: int) -> dict:
-    """toolaudit's engine: tokenize once, compose scopes, fit through joblib."""
+def run_engine(path: Path, n_jobs: int, n_boot: int = N_BOOT) -> dict:
+    """toolaudit's engine: tokenize once, compose scopes, fit through the audit's fit
+    scheduling (``_fits.run_jobs``, as ``run_leakage`` calls it)."""
     from toolaudit.leakage import FEATURE_SETS, LRSpec, PT2DEngine
-    from toolaudit.leakage._engine import run_jobs
+    from toolaudit.leakage._fits import run_jobs
     from toolaudit.leakage._scoring import summarize
     from toolaudit.leakage._tron import class_grouped
 
@@ -159,7 +167,7 @@ def run_engine(path: Path, n_jobs: int) -> dict:
     groups = _groups_of(examples, ev)
     aurocs, cis = {}, {}
     for tag, out in results:
-        summary = summarize(y[ev], out.scores, list(groups), n_boot=N_BOOT, seed=0)
+        summary = summarize(y[ev], out.scores, list(groups), n_boot=n_boot, seed=0)
         aurocs[tag] = summary.auroc
         cis[tag] = list(summary.ci95)
         for g, entry in summary.by_group.items():
@@ -168,7 +176,7 @@ def run_engine(path: Path, n_jobs: int) -> dict:
     return {"stages": stages, "aurocs": aurocs, "cis": cis}
 
 
-def run_audit(path: Path, n_jobs: int) -> dict:
+def run_audit(path: Path, n_jobs: int, n_boot: int = N_BOOT) -> dict:
     """The whole audit with default options (``toolaudit leakage DATA --out DIR``):
     scope table, provenance, prefix lookup, presence control, verdict, both dilution
     sweeps (K up to 20, five seeds), reading the input as the CLI does."""
@@ -177,7 +185,7 @@ def run_audit(path: Path, n_jobs: int) -> dict:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="pt2d-audit-") as tmp:
         out = Path(tmp)
-        code = cli(["leakage", str(path), "--out", str(out)])
+        code = cli(["leakage", str(path), "--out", str(out), "--n-boot", str(n_boot)])
         doc = json.loads((out / "leakage.json").read_text()) if code == 0 else {}
     return {
         "stages": {"audit": time.perf_counter() - t0},
@@ -187,10 +195,10 @@ def run_audit(path: Path, n_jobs: int) -> dict:
     }
 
 
-def _child(part: str, path: Path, n_jobs: int, out: Path) -> None:
+def _child(part: str, path: Path, n_jobs: int, n_boot: int, out: Path) -> None:
     t0 = time.perf_counter()
     runner = {"baseline": run_baseline, "engine": run_engine, "audit": run_audit}[part]
-    res = runner(path, n_jobs)
+    res = runner(path, n_jobs, n_boot)
     res["wall"] = time.perf_counter() - t0
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.write_text(json.dumps(res))
@@ -200,6 +208,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="controlled benchmark scale")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--n-boot", type=int, default=N_BOOT, help=f"bootstrap resamples (default {N_BOOT})"
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a check that the script runs, in seconds: --scale {SMOKE_SCALE} "
+        f"--n-boot {SMOKE_N_BOOT} (its figures mean nothing)",
+    )
     parser.add_argument(
         "--n-jobs",
         type=int,
@@ -224,8 +241,10 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.scale, args.n_boot = SMOKE_SCALE, SMOKE_N_BOOT
     if args.result is not None:  # child process
-        _child(args.part, args.data, args.n_jobs, args.result)
+        _child(args.part, args.data, args.n_jobs, args.n_boot, args.result)
         return 0
     from toolaudit.datasets import make_tcr_shortcut
     from toolaudit.traces import write_jsonl
@@ -265,6 +284,8 @@ def main() -> int:
                 str(out),
                 "--n-jobs",
                 str(args.n_jobs),
+                "--n-boot",
+                str(args.n_boot),
             ]
             subprocess.run(cmd, check=True)
             res[part] = json.loads(out.read_text())

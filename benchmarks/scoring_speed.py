@@ -20,8 +20,15 @@ With a real embedded model the workload is text rendered by the model's own temp
 ``qwen7b``) with random weights and random token ids, for timing where the weights
 cannot travel (``benchmarks/gpu_check.sh``).
 
+``--smoke`` checks in seconds that the script still runs: a tiny random model with the
+embedded Qwen's tokenizer and template (``_tiny.py``) on the text workload with the
+policy cut to its first 400 characters (contexts of about 2,600 tokens, mostly the tool
+schemas), 2 arms, k = 0..1, and 3 naive requests; the two sides must still agree, but
+its ratio means nothing.
+
     OMP_NUM_THREADS=2 python benchmarks/scoring_speed.py --model embedded:qwen
     python benchmarks/scoring_speed.py --random-init qwen --device cuda
+    python benchmarks/scoring_speed.py --smoke
 """
 
 from __future__ import annotations
@@ -37,6 +44,11 @@ from typing import Any
 
 from toolaudit.models._hf import HFModel
 from toolaudit.models._prefix import naive_logprobs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _tiny import tiny_qwen  # noqa: E402
+
+SMOKE = {"prefix_tokens": 300, "arms": 2, "k_max": 1, "naive_sample": 3, "policy_chars": 400}
 
 SHAPES: dict[str, dict[str, Any]] = {
     "qwen": {
@@ -97,11 +109,15 @@ def _record(rng: random.Random, arm: int, step: int) -> str:
 class Workload:
     """Requests of the faults-sized workload, grouped in the order an audit sends them."""
 
-    def __init__(self, lm: HFModel, *, prefix_tokens: int, arms: int, k_max: int, seed: int):
+    def __init__(
+        self, lm: HFModel, *, prefix_tokens: int, arms: int, k_max: int, seed: int,
+        policy_chars: int | None = None,
+    ):  # fmt: skip
         self.lm, self.rng = lm, random.Random(seed)
         self.tools = [_tool_schema(n, self.rng) for n in TOOL_NAMES]
         policy = Path(__file__).resolve().parents[2] / "shared/data/tau2/domains/retail/policy.md"
         text = policy.read_text() if policy.is_file() else "Follow the retail policy. " * 200
+        text = text[:policy_chars]  # the whole policy unless a smoke run cuts it
         system = text
         while (
             len(lm.encode_context(lm.render([{"role": "system", "content": system}], self.tools)))
@@ -187,7 +203,8 @@ def _random_groups(lm: HFModel, *, prefix_tokens: int, arms: int, k_max: int, se
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The script's options (``gpu_check.sh`` passes some; its test parses them here)."""
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -203,9 +220,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--naive-sample", type=int, default=None,
                    help="run the naive side on N evenly spaced requests only; its time is "
                    "extrapolated to all requests by token count")  # fmt: skip
-    args = p.parse_args(argv)
+    p.add_argument("--smoke", action="store_true", help="a seconds-long check (see above)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.smoke:
+        vars(args).update(SMOKE)
     dtype = args.dtype or ("bfloat16" if args.device.startswith("cuda") else "float32")
-    if args.random_init:
+    if args.smoke:
+        lm = tiny_qwen(batch_size=17)
+        wl = Workload(lm, prefix_tokens=args.prefix_tokens, arms=args.arms, k_max=args.k_max, seed=args.seed, policy_chars=args.policy_chars)  # fmt: skip
+        text_groups = wl.groups()
+        groups_tok = [[(lm.encode_context(c), lm.encode_continuation(k)) for c, k in g] for g in text_groups]  # fmt: skip
+        run_layer = None
+    elif args.random_init:
         lm = _random_model(args.random_init, args.device, dtype)
         groups_tok = _random_groups(lm, prefix_tokens=args.prefix_tokens, arms=args.arms, k_max=args.k_max, seed=args.seed)  # fmt: skip
         run_layer = lm.loglikelihood_tokens

@@ -9,9 +9,11 @@ fit rows' and eval rows' TF-IDF matrices (char_wb 3-5, the seed's max_features a
 min_df) at K = 1, 2, 5, 10, 20 on the same corpus and the same draws (one seed, the
 audit's streams: fit and eval rows drawn separately). No fit is run. The vocabularies
 must be equal and the matrices within 1e-12 (``same=True``). The last line is
-``ratio=<straightforward/engine seconds> same=<bool>``.
+``ratio=<straightforward/engine seconds> same=<bool>``. ``--smoke`` checks in seconds
+that the script runs (scale 0.005, K = 1 and 2; its ratio means nothing).
 
     python benchmarks/synthetic_speed.py --scale 0.2
+    python benchmarks/synthetic_speed.py --smoke
     python benchmarks/synthetic_speed.py --data tcr1/examples.jsonl --k 1 2   # seed's size
 """
 

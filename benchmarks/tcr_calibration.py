@@ -17,9 +17,15 @@ sweep (tool 3, then +1, +2, +4, +5), the verdict, and the five calibration check
 5. the real-tool sweep falls monotonically to chance within its intervals (each point's
    estimate is at most the previous one's upper bound, and the last interval holds 0.5).
 
+The last line is ``scale=<s> strength=<x> examples=<n> wall=<seconds>s
+checks_passed=<passed>/<run>`` (all five checks run when both feature sets do).
+``--smoke`` checks in seconds that the script runs: scale 0.005 with 50 bootstrap
+resamples and 50 permutations; at that size the checks are not expected to pass.
+
     python benchmarks/tcr_calibration.py --scale 1            # the seed's size
     python benchmarks/tcr_calibration.py --scale 0.1 --features char_wb_3_5
     python benchmarks/tcr_calibration.py --scale 0.2 --strength 3   # the small configuration
+    python benchmarks/tcr_calibration.py --smoke
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import sys
 import time
 
 SEED_TOOL3 = 0.6365
+SMOKE = {"scale": 0.005, "n_boot": 50, "n_perm": 50}
 
 
 def main() -> int:
@@ -40,7 +47,10 @@ def main() -> int:
     parser.add_argument("--n-boot", type=int, default=2000)
     parser.add_argument("--strength", type=float, default=None, help="default: STRENGTH")
     parser.add_argument("--n-perm", type=int, default=2000)
+    parser.add_argument("--smoke", action="store_true", help="a seconds-long run (see above)")
     args = parser.parse_args()
+    if args.smoke:
+        vars(args).update(SMOKE)
     logging.disable(logging.WARNING)
     import numpy as np
 
@@ -109,7 +119,7 @@ def main() -> int:
         print(f"note: {note}")
     print(
         f"scale={args.scale} strength={strength} examples={len(examples)} "
-        f"wall={time.perf_counter() - t0:.0f}s"
+        f"wall={time.perf_counter() - t0:.0f}s checks_passed={sum(checks.values())}/{len(checks)}"
     )
     return 0
 

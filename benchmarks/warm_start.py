@@ -8,9 +8,12 @@ start, so such fits are no longer scikit-learn's; the audit requires AUROCs with
 of scikit-learn's. This benchmark runs the sweep's fits of one seed both ways on the
 same designs (fit on train, scored on test, char_wb 3-5, the audit's defaults) and
 prints, per K, TRON iterations and seconds cold and warm, and the AUROC difference.
-The last line is ``ratio=<cold/warm fit seconds> max_auroc_diff=<...>``.
+The last line is ``ratio=<cold/warm fit seconds> max_auroc_diff=<...>``. ``--smoke``
+checks in seconds that the script runs (scale 0.005, K = 1 and 2; its ratio means
+nothing).
 
     python benchmarks/warm_start.py --data tcr02/examples.jsonl
+    python benchmarks/warm_start.py --smoke
 """
 
 from __future__ import annotations
