@@ -9,7 +9,8 @@ A long run writes into a folder that a later run with the same options continues
   its folder.
 * Records are appended one JSON line at a time; an interrupted append leaves a
   truncated last line, which :func:`complete_lines` drops (with a warning) so the run
-  can continue.
+  can continue. A complete last record that only lacks its newline is kept, and a
+  record repeated in the file is refused naming both lines (:func:`refuse_duplicate`).
 * :func:`exclusive` holds a lock on the folder while a run writes, so a second run into
   the same folder is refused instead of interleaving its records with the first's.
 * ``run_log.jsonl`` gets one line per invocation (counters that differ between an
@@ -35,7 +36,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from toolaudit.errors import ConfigError, TraceFormatError
 
@@ -99,8 +100,8 @@ def check_run_config(
         key = options[head] + dot + rest
     raise ConfigError(
         f"{folder} holds a run made with {key}={then!r}, but this run has {key}={now!r}; "
-        f"results of different options must not mix: use another --out (or delete "
-        f"{folder / name} to start over)"
+        f"results of different options must not mix: use another --out (or delete the "
+        f"folder {folder} to start over)"
     )
 
 
@@ -168,25 +169,94 @@ def append_run_log(
     return path
 
 
-def complete_lines(path: Path) -> list[tuple[int, str]]:
+def complete_lines(
+    path: Path, *, truncated: Literal["drop", "skip", "refuse"] = "drop"
+) -> list[tuple[int, str]]:
     """``(line number, text)`` of every non-blank complete line of a JSONL record file
-    (none when it does not exist). A truncated final line (an interrupted append) is
-    dropped from the file, with a warning, so the run continues after the last complete
-    record. Raises TraceFormatError naming the line when the file is not UTF-8."""
+    (none when it does not exist). Raises TraceFormatError naming the line when the file
+    is not UTF-8.
+
+    A final record that lacks only its newline is complete: it is kept, and with
+    ``truncated="drop"`` its newline is written, so the next append starts a line of its
+    own. A final line that is not valid JSON (an interrupted append) is, by
+    ``truncated``: ``"drop"``, dropped from the file with a warning (a run about to
+    resume); ``"skip"``, left out without changing the file (a check before anything is
+    written); ``"refuse"``, refused naming the line (a reader of a finished folder).
+    """
     if not path.exists():
         return []
     raw = path.read_bytes()
     if raw and not raw.endswith(b"\n"):
         cut = raw.rfind(b"\n") + 1
-        logger.warning("%s: dropping a truncated final record (interrupted run)", path)
-        path.write_bytes(raw[:cut])
-        raw = raw[:cut]
+        if _is_json(raw[cut:]):
+            if truncated == "drop":
+                with path.open("ab") as fh:
+                    fh.write(b"\n")
+        elif truncated == "refuse":
+            raise TraceFormatError(
+                path, raw[:cut].count(b"\n") + 1, None,
+                "truncated final record (an interrupted run): resume the run with the "
+                "same options, which drops it, before reading the folder",
+            )  # fmt: skip
+        else:
+            if truncated == "drop":
+                logger.warning("%s: dropping a truncated final record (interrupted run)", path)
+                path.write_bytes(raw[:cut])
+            raw = raw[:cut]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad_line = raw[: exc.start].count(b"\n") + 1
         raise TraceFormatError(path, bad_line, None, "not valid UTF-8") from None
     return [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def _is_json(raw: bytes) -> bool:
+    try:
+        json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def refuse_duplicate(seen: dict[str, int], key: str, *, path: Path, line: int, field: str) -> None:
+    """Record that ``line`` holds the record ``key``; a second line with the same key is
+    refused naming both lines (a record appended twice, or another study's record for
+    the same unit, must not silently replace the first)."""
+    first = seen.setdefault(key, line)
+    if first != line:
+        raise TraceFormatError(
+            path, line, field,
+            f"{key!r} repeats the record of line {first}; a study holds each record once "
+            "(remove the line that does not belong, or start over in another --out)",
+        )  # fmt: skip
+
+
+def options_digest(options: Mapping[str, Any]) -> str:
+    """A 16-hex-digit digest of a run's options, stamped on each record so that a record
+    of another study in the same file is recognised."""
+    import hashlib
+
+    text = json.dumps(_normal(options), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def check_writable(folder: Path, *names: str) -> None:
+    """ConfigError naming the folder when nothing can be written in it, or a file when
+    one of ``names`` in it cannot be replaced, before any work. The folder is probed by
+    creating (and removing) a temporary folder, since permission bits do not tell a
+    read-only file system."""
+    try:
+        Path(tempfile.mkdtemp(prefix=".toolaudit-probe-", dir=folder)).rmdir()
+    except OSError as exc:
+        raise ConfigError(
+            f"{folder}: nothing can be written in this folder ({exc.strerror or exc}); "
+            "copy it somewhere writable first"
+        ) from None
+    for name in names:
+        target = folder / name
+        if target.exists() and not os.access(target, os.W_OK):
+            raise ConfigError(f"{target}: cannot be written (read-only file)")
 
 
 @contextmanager
@@ -197,8 +267,10 @@ def exclusive(folder: str | Path) -> Iterator[None]:
     import fcntl
 
     folder = Path(folder)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder / LOCK_FILE).open("a") as fh:
+    lock = folder / LOCK_FILE
+    with lock.open("a") as fh:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -208,6 +280,11 @@ def exclusive(folder: str | Path) -> Iterator[None]:
             ) from None
         try:
             yield
+        except BaseException:
+            if created and [p.name for p in folder.iterdir()] == [LOCK_FILE]:
+                lock.unlink()  # a run refused before its first record leaves no folder
+                folder.rmdir()
+            raise
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
@@ -216,11 +293,14 @@ __all__ = [
     "LOCK_FILE",
     "RUN_CONFIG",
     "append_run_log",
+    "check_writable",
     "check_run_config",
     "complete_lines",
     "exclusive",
     "first_difference",
+    "options_digest",
     "read_run_config",
+    "refuse_duplicate",
     "temp_beside",
     "write_run_config",
 ]

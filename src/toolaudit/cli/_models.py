@@ -217,14 +217,17 @@ def _read_json_list(path: Path, key: str) -> list[dict[str, Any]]:
         data = data[key]
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
         raise DataError(f"{path}: field '{key}': expected a JSON list of objects")
-    if key == "messages":
-        for i, m in enumerate(data):
-            if m.get("role") not in ("system", "user", "assistant", "tool"):
-                raise DataError(
-                    f"{path}: {key}[{i}], field 'role': expected system, user, assistant or "
-                    f"tool, got {m.get('role')!r}"
-                )
+    if not data:
+        raise DataError(f"{path}: field '{key}': empty (expected at least one)")
     return data
+
+
+def _read_messages(path: Path) -> list[ChatTurn]:
+    """``--messages FILE``: a chat checked by the model layer (content-part lists joined
+    to text), refused naming the file and the message's field."""
+    from toolaudit.models import check_messages
+
+    return check_messages(_read_json_list(path, "messages"), source=path)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -262,13 +265,10 @@ def _score(args: argparse.Namespace) -> int:
 def _score_chat(args: argparse.Namespace) -> int:
     from toolaudit.models import call_reply_probabilities
 
-    messages = _read_json_list(args.messages, "messages")
+    messages = _read_messages(args.messages)
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
     lm = _load(args)
-    # the user's JSON, in the OpenAI chat layout the model layer takes (not checked here:
-    # a template that cannot read it says so when rendering)
-    got = call_reply_probabilities(lm, cast("list[ChatTurn]", messages),
-                                   cast("list[ToolSpec] | None", tools))  # fmt: skip
+    got = call_reply_probabilities(lm, messages, cast("list[ToolSpec] | None", tools))
     result = {
         "model": lm.identity,
         "messages": len(messages),
@@ -310,7 +310,7 @@ def _generate(args: argparse.Namespace) -> int:
         return 0
     if args.chat:
         raise ConfigError("--chat applies to --prompt; --messages is already a chat")
-    messages = _read_json_list(args.messages, "messages")
+    messages = _read_messages(args.messages)
     tools = _read_json_list(args.tools, "tools") if args.tools is not None else None
     lm = _load(args)
     gen = lm.generate(

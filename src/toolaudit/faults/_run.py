@@ -20,14 +20,26 @@ from toolaudit.errors import ConfigError, DataError, TraceFormatError
 from toolaudit.faults._replay import ARMS, Site, ToolStep, make_arms
 from toolaudit.faults._tasks import Candidate, domain_census, dropout_counts, episode_census
 from toolaudit.progress import Progress
-from toolaudit.runs import check_run_config, complete_lines, exclusive, write_run_config
+from toolaudit.runs import (
+    check_run_config,
+    check_writable,
+    complete_lines,
+    exclusive,
+    options_digest,
+    read_run_config,
+    refuse_duplicate,
+    write_run_config,
+)
 from toolaudit.traces import Domain
+from toolaudit.traces._source import kind_of
 
 logger = logging.getLogger(__name__)
 DomainName = Literal["retail", "mini"]
 RETAIL_DIR = ("tau2", "domains", "retail")
 #: Options recorded in ``run_config.json``: a resume must match every one of them.
 RESULT_OPTIONS = ("source", "domain", "data_root", "model", "arms", "k_max", "policy", "seed")
+#: The key of each ``rows.jsonl`` record that holds the digest of its run's options.
+RUN_STAMP = "run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +176,7 @@ def census_for(config: FaultsConfig, domain: Domain) -> list[Candidate]:
         raise TraceFormatError(
             path, None, None, "no such file (--source takes 'replay' or a results file)"
         )
-    return episode_census(load_episodes(path), domain=domain)
+    return episode_census(load_episodes(path), domain=domain, source=str(path))
 
 
 def select(candidates: list[Candidate], config: FaultsConfig) -> list[Candidate]:
@@ -186,25 +198,88 @@ def select(candidates: list[Candidate], config: FaultsConfig) -> list[Candidate]
     return qualifying if config.tasks is None else qualifying[: config.tasks]
 
 
-def check_resume(out_dir: Path, options: dict[str, Any]) -> None:
-    """Refuse an ``--out`` folder written with other options, naming the first one."""
+def check_resume(out_dir: Path, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Refuse an ``--out`` folder written with other options, naming the first one, or
+    holding rows that are not this run's; returns the rows already done (task id ->
+    record). Reads only: a refused run writes nothing."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError.invalid("out", "a folder (new or from an earlier run)", str(out_dir))
     flags = {key: "--" + key.replace("_", "-") for key in RESULT_OPTIONS}
     check_run_config(out_dir, options, options=flags)
+    rows = out_dir / "rows.jsonl"
+    recorded = (out_dir / "run_config.json").is_file()
+    done = read_done(rows, digest=run_stamp(options) if recorded else None, truncated="skip")
+    if done and not recorded:
+        raise ConfigError(
+            f"{out_dir} holds rows ({rows.name}) but no run_config.json, so the options "
+            "they were made with are unknown and results of different options could mix: "
+            f"use another --out (or delete the folder {out_dir} to start over)"
+        )
+    return done
 
 
-def read_done(path: Path) -> dict[str, dict[str, Any]]:
-    """Task id -> finished record in ``rows.jsonl``; a truncated final line (an
-    interrupted append) is dropped from the file (:func:`toolaudit.runs.complete_lines`)."""
+def run_stamp(options: dict[str, Any]) -> str:
+    """The digest stamped on each record (:data:`RUN_STAMP`): the run's options, the data
+    root left out and the source by its file name, so that a folder moved to another
+    machine still reads its own records as its own."""
+    stamped = {k: v for k, v in options.items() if k != "data_root"}
+    if stamped.get("source") not in (None, "replay"):
+        stamped["source"] = Path(str(stamped["source"])).name
+    return options_digest(stamped)
+
+
+def read_done(
+    path: Path,
+    *,
+    digest: str | None = None,
+    truncated: Literal["drop", "skip", "refuse"] = "drop",
+) -> dict[str, dict[str, Any]]:
+    """Task id -> finished record in ``rows.jsonl``.
+
+    A complete last record that lacks only its newline is read; a truncated final line
+    (an interrupted append) is dropped, skipped or refused by ``truncated``
+    (:func:`toolaudit.runs.complete_lines`). A task recorded twice, or a record
+    stamped with another run's options (``digest``), is refused naming both lines.
+    """
     done: dict[str, dict[str, Any]] = {}
-    for lineno, line in complete_lines(path):
+    seen: dict[str, int] = {}
+    stamps: dict[str, int] = {}
+    for lineno, line in complete_lines(path, truncated=truncated):
         try:
             rec = json.loads(line)
-            done[str(rec["task"])] = rec
+            task = str(rec["task"])
         except (json.JSONDecodeError, KeyError, TypeError):
             raise TraceFormatError(path, lineno, "task", "not a faults task record") from None
+        except RecursionError:
+            raise TraceFormatError(path, lineno, None, "nested too deeply") from None
+        _check_rows(rec.get("rows"), path, lineno)
+        refuse_duplicate(seen, task, path=path, line=lineno, field="task")
+        stamp = rec.get(RUN_STAMP)
+        if stamp is not None:
+            stamps.setdefault(str(stamp), lineno)
+            other = next((n for s, n in stamps.items() if s != str(stamp)), None)
+            if other is not None or (digest is not None and stamp != digest):
+                where = f"line {other}'s" if other is not None else "the folder's run_config.json"
+                raise TraceFormatError(
+                    path, lineno, RUN_STAMP,
+                    f"a record of another study (made with other options than {where}); "
+                    "results of different options must not mix",
+                )  # fmt: skip
+        done[task] = rec
     return done
+
+
+def _check_rows(rows: Any, path: Path, line: int) -> None:
+    """A record's ``rows``: a list of objects, each with its arm and step."""
+    if not isinstance(rows, list):
+        raise TraceFormatError(path, line, "rows", "missing, or not a list of row objects")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise TraceFormatError(path, line, f"rows[{i}]", "not a row object")
+        if not isinstance(row.get("arm"), str):
+            raise TraceFormatError(path, line, f"rows[{i}].arm", "missing or not a string")
+        if not isinstance(row.get("k"), int) or isinstance(row.get("k"), bool):
+            raise TraceFormatError(path, line, f"rows[{i}].k", "missing or not an integer")
 
 
 def _census_record(candidates: list[Candidate]) -> dict[str, Any]:
@@ -240,26 +315,59 @@ def run_faults(
     check_config(config)
     out_dir = Path(out_dir)
     options = config.result_options()
-    check_resume(out_dir, options)
+    done = check_resume(out_dir, options)
     domain, fallbacks = resolve_domain(config)
     candidates = census_for(config, domain)
     chosen = select(candidates, config)
+    for cand in chosen:  # each task's arms are built before any model loads
+        if cand.task_id not in done:
+            task_arms(cand, config, domain.db)
     policy = compact_policy(domain.policy) if config.policy == "compact" else domain.policy
     # Nothing has been written so far: every check above can still refuse the run.
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with exclusive(out_dir):  # a second run into this folder is refused
-        write_run_config(out_dir, options)
-        return _run_tasks(out_dir, config, model, progress, candidates, chosen, policy, domain,
-                          fallbacks)  # fmt: skip
+    with exclusive(out_dir):  # a second run is refused; a failed start leaves no folder
+        run = _Run(out_dir, config, options, done, candidates, chosen)
+        return _run_tasks(run, model, progress, policy, domain, fallbacks)
+
+
+@dataclass(slots=True)
+class _Run:
+    """One run's folder, options and rows (read before anything was written)."""
+
+    out_dir: Path
+    config: FaultsConfig
+    options: dict[str, Any]
+    done: dict[str, dict[str, Any]]
+    candidates: list[Candidate]
+    chosen: list[Candidate]
+    written: bool = False
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Append one task's record (stamped with the run's options), writing the run's
+        files first when this is the run's first record."""
+        self.write_run_files()
+        record = {**record, RUN_STAMP: run_stamp(self.options)}
+        with (self.out_dir / "rows.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, sort_keys=True) + "\n")
+        self.done[str(record["task"])] = record
+
+    def write_run_files(self) -> None:
+        """``run_config.json`` and ``census.json``: written once the model has loaded and
+        the first task is scored (or the run ends), so a run that fails on its model does
+        not lock the folder to it."""
+        if self.written:
+            return
+        self.written = True
+        write_run_config(self.out_dir, self.options)
+        census = _census_record(self.candidates)
+        (self.out_dir / "census.json").write_text(
+            json.dumps(census, sort_keys=True, indent=2) + "\n", encoding="utf-8"
+        )
 
 
 def _run_tasks(
-    out_dir: Path,
-    config: FaultsConfig,
+    run: _Run,
     model: Any,
     progress: Progress | None,
-    candidates: list[Candidate],
-    chosen: list[Candidate],
     policy: str,
     domain: Domain,
     fallbacks: list[Any],
@@ -268,18 +376,12 @@ def _run_tasks(
     and build the ``faults.json`` payload; the caller holds the folder's lock."""
     from toolaudit.faults._scoring import Reader
 
-    census = _census_record(candidates)
-    (out_dir / "census.json").write_text(
-        json.dumps(census, sort_keys=True, indent=2) + "\n", encoding="utf-8"
-    )
-    rows_path = out_dir / "rows.jsonl"
-    done = read_done(rows_path)
+    config, chosen, done = run.config, run.chosen, run.done
+    complete_lines(run.out_dir / "rows.jsonl")  # its last record's newline, when it lacks one
     todo = [c for c in chosen if c.task_id not in done]
 
     def finished(cand: Candidate, record: dict[str, Any], cpu: float) -> None:
-        with rows_path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
-        done[cand.task_id] = record
+        run.record(record)
         logger.info("task %s scored (%d/%d)", cand.task_id, len(done), len(chosen))
         if progress:  # the task's own CPU time: what a task costs, whatever the load
             progress(len(done), len(chosen), f"task {cand.task_id} ({cpu:.0f} CPU s)")
@@ -294,13 +396,15 @@ def _run_tasks(
             start = time.process_time()
             record = score_task(cand, config, reader, db=domain.db)
             finished(cand, record, time.process_time() - start)
+    run.write_run_files()
     if progress:
         progress(len(chosen), len(chosen), "done")
-    order = {c.task_id: i for i, c in enumerate(candidates)}
+    order = {c.task_id: i for i, c in enumerate(run.candidates)}
     records = sorted(
         (done[c.task_id] for c in chosen if c.task_id in done),
         key=lambda r: order.get(r["task"], len(order)),
     )
+    census = _census_record(run.candidates)
     return build_payload(records, config.as_dict(), census, fallbacks=fallbacks)
 
 
@@ -456,6 +560,28 @@ def build_payload(
     }
 
 
+def read_census(path: Path) -> dict[str, Any]:
+    """``census.json``: the source's tasks, the qualifying ones and the dropped ones;
+    TraceFormatError naming the field when it is not one."""
+    try:
+        census = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise TraceFormatError(path, None, None, f"not valid JSON ({exc})") from None
+    if not isinstance(census, dict):
+        raise TraceFormatError(path, None, None, "not a JSON object (not a census record)")
+    kinds: dict[str, type] = {"tasks": int, "qualifying": list, "dropped": list,
+                              "site_dropouts": dict}  # fmt: skip
+    for key, kind in kinds.items():
+        if not isinstance(census.get(key), kind):
+            raise TraceFormatError(path, None, key, f"missing or not {kind_of(kind())}")
+    if not census["qualifying"] and not census["tasks"]:
+        raise TraceFormatError(path, None, "tasks", "empty census: the run found no tasks")
+    for i, d in enumerate(census["dropped"]):
+        if not isinstance(d, dict) or not {"task", "detail"} <= set(d):
+            raise TraceFormatError(path, None, f"dropped[{i}]", "not a dropped-task record")
+    return census
+
+
 def _recorded_meta(path: Path) -> dict[str, Any] | None:
     """``meta`` of an existing ``faults.json`` when it has a ``config`` object (``None``
     when the file is absent, unreadable or has none)."""
@@ -484,12 +610,15 @@ def analyze(out_dir: Path) -> dict[str, Any]:
     for p in paths:
         if not p.exists():
             raise DataError(f"{p}: missing (not a folder written by 'faults run')")
-    done = read_done(paths[2])
-    try:
-        options = json.loads(paths[0].read_text(encoding="utf-8"))
-        census = json.loads(paths[1].read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TraceFormatError(out_dir, None, None, f"unreadable run files ({exc})") from None
+    options = read_run_config(out_dir)  # not a JSON object: refused, naming the file
+    if options is None:
+        raise TraceFormatError(paths[0], None, None, "not a file")
+    census = read_census(paths[1])
+    done = read_done(paths[2], digest=run_stamp(options), truncated="refuse")
+    for key in ("arms", "k_max", "seed"):
+        if key not in options:
+            raise TraceFormatError(paths[0], None, key, "missing (not a faults run record)")
+    check_writable(out_dir, "faults.json")  # a read-only folder: refused before any work
     order = {t: i for i, t in enumerate(census["qualifying"])}
     records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
     cfg = {**options, "tasks": None, "task_ids": None}

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolaudit.errors import TraceFormatError
 from toolaudit.faults._intent import (
     Constraint,
     StatusStatement,
@@ -36,6 +37,7 @@ from toolaudit.faults._replay import (
     trajectory_from_episode,
 )
 from toolaudit.traces import Domain, DomainTask, Episode
+from toolaudit.traces._source import kind_of
 
 logger = logging.getLogger(__name__)
 
@@ -75,24 +77,56 @@ def _later_calls(traj: Trajectory, site: Site) -> list[tuple[str, Any]]:
 
 
 def judge(
-    task_id: str, traj: Trajectory, instructions: str | None, selector: SiteSelector
+    task_id: str,
+    traj: Trajectory,
+    instructions: str | None,
+    selector: SiteSelector,
+    *,
+    source: str = "the domain",
 ) -> Candidate:
     """The site rule and the intent control on one trajectory. ``instructions`` is the
-    user's stated intent (``None`` when unknown: the control is then not applied)."""
+    user's stated intent (``None`` when unknown: the control is then not applied).
+    A site record whose fields the arms rewrite have the wrong type is refused naming
+    ``source``, the task and the field (before any model is loaded)."""
     found = selector(traj)
     if isinstance(found, NoSite):
         return Candidate(task_id, reason=found.reason, detail=found.detail)
     step = traj.events[found.event]
     assert isinstance(step, ToolStep)
-    record = json.loads(step.content)
+    where = f"task {task_id}, {step.name} return"
+    try:
+        record = json.loads(step.content)
+    except RecursionError:
+        raise TraceFormatError(source, None, where, "JSON nested too deeply") from None
     if not isinstance(record, dict):
         return Candidate(task_id, reason="site_not_record", detail="the return is not an object")
+    check_site_record(record, source=source, where=where)
     statement = stated_status(instructions, record) if instructions else StatusStatement(None)
     why = contradiction(statement, record)
     if why is not None:
         return Candidate(task_id, reason="intent_contradiction", detail=why)
     constraint = status_constraint(statement, record, _later_calls(traj, found))
     return Candidate(task_id, traj, found, constraint=constraint)
+
+
+def check_site_record(record: dict[str, Any], *, source: str, where: str) -> None:
+    """The fields of a site record that the arms read or rewrite (``status``,
+    ``user_id``, ``payment_history[].payment_method_id``): strings where present."""
+
+    def bad(field: str, value: Any) -> TraceFormatError:
+        return TraceFormatError(
+            source, None, f"{where}.{field}", f"expected a string, got {kind_of(value)}"
+        )
+
+    for key in ("status", "user_id"):
+        if key in record and record[key] is not None and not isinstance(record[key], str):
+            raise bad(key, record[key])
+    history = record.get("payment_history")
+    if isinstance(history, list):
+        for i, h in enumerate(history):
+            pid = h.get("payment_method_id") if isinstance(h, dict) else None
+            if pid is not None and not isinstance(pid, str):
+                raise bad(f"payment_history[{i}].payment_method_id", pid)
 
 
 def task_intent(task: DomainTask) -> str:
@@ -125,6 +159,7 @@ def episode_census(
     *,
     domain: Domain | None,
     selector: SiteSelector | None = None,
+    source: str = "the source",
 ) -> list[Candidate]:
     """Recorded trajectories (ids ``task/trial``), judged the same way. The intent
     control uses the domain's task of the same id, only for tau2 results of that domain
@@ -132,8 +167,16 @@ def episode_census(
     selector = selector or first_call_site()
     intents = {t.id: task_intent(t) for t in domain.tasks} if domain is not None else {}
     out = []
-    for ep in episodes:
+    seen: dict[str, int] = {}
+    for n, ep in enumerate(episodes, start=1):
         traj = trajectory_from_episode(ep)
+        first = seen.setdefault(traj.task_id, n)
+        if first != n:  # the same run twice would be counted, and weigh, twice
+            raise TraceFormatError(
+                source, None, f"run {traj.task_id}",
+                f"the run of task {ep.task_id!r}, trial {ep.trial} appears twice (runs "
+                f"{first} and {n} of the file); each run must appear once",
+            )  # fmt: skip
         if not traj.step_indices():
             out.append(Candidate(traj.task_id, reason="no_actions", detail="no tool calls"))
             continue
@@ -142,7 +185,8 @@ def episode_census(
             and ep.source.get("format") == "tau2"
             and ep.source.get("domain") == domain.name
         )
-        out.append(judge(traj.task_id, traj, intents.get(ep.task_id) if same else None, selector))
+        intent = intents.get(ep.task_id) if same else None
+        out.append(judge(traj.task_id, traj, intent, selector, source=source))
     return out
 
 

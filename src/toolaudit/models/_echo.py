@@ -58,6 +58,35 @@ class EchoScores:
     decisive: bool
 
 
+def served_logprob(value: Any, *, source: str, where: str) -> float:
+    """A log-probability a server sent: a JSON number (an int or a float, not a string
+    or a boolean); anything else is a ModelError in one line naming ``source`` and
+    ``where``, since ``float("-0.5")`` would silently accept a string.
+
+    >>> served_logprob("-0.5", source="srv", where="token 0")
+    Traceback (most recent call last):
+    ...
+    toolaudit.errors.ModelError: srv: the log-probability at token 0 is a str ('-0.5'), not a number
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ModelError(
+            f"{source}: the log-probability at {where} is a {type(value).__name__} "
+            f"({str(value)[:40]!r}), not a number"
+        )
+    return float(value)
+
+
+def _served_ints(values: Any, *, source: str, what: str) -> list[int]:
+    """Integers a server sent (token offsets, token ids), or a ModelError naming them."""
+    out = list(values)
+    for i, v in enumerate(out):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ModelError(
+                f"{source}: {what} {i} is a {type(v).__name__} ({str(v)[:40]!r}), not an integer"
+            )
+    return out
+
+
 def read_echo(resp: Any, *, context: str, prompt: str, source: str) -> EchoScores:
     """The continuation's tokens, offsets and log-probabilities from an echoed completion.
 
@@ -70,7 +99,9 @@ def read_echo(resp: Any, *, context: str, prompt: str, source: str) -> EchoScore
             f"{source}: the server returned no prompt log-probabilities for echo=True; "
             "scoring needs a server that supports echo with logprobs (vLLM, llama.cpp)"
         )
-    offsets: list[int] = list(lp.text_offset)
+    offsets = _served_ints(lp.text_offset, source=source, what="text_offset")
+    if not isinstance(lp.tokens, list) or not all(isinstance(t, str) for t in lp.tokens):
+        raise ModelError(f"{source}: the echoed tokens are not a list of strings")
     ends = offsets[1:] + [offsets[-1] + len(lp.tokens[-1])]
     cut, end = len(context), len(prompt)
     picked: list[int] = []
@@ -109,7 +140,11 @@ def echo_values(echo: EchoScores, *, source: str) -> list[float]:
         raise ModelError(
             f"{source}: no log-probability for the first prompt token; give a non-empty context"
         )
-    return [float(v) for v in echo.values if v is not None]
+    return [
+        served_logprob(v, source=source, where=f"continuation token {i}")
+        for i, v in enumerate(echo.values)
+        if v is not None
+    ]
 
 
 def continuation_logprobs(resp: Any, *, context: str, prompt: str, source: str) -> list[float]:
@@ -162,7 +197,7 @@ def forced_logprob(resp: Any, *, token: str | None, source: str) -> float:
             f"{lp.tokens[0]!r}); its echo is misaligned and it does not accept "
             "logit_bias_type='tokens': use a server with correct echo logprobs (vLLM)"
         )
-    return float(lp.token_logprobs[0])
+    return served_logprob(lp.token_logprobs[0], source=source, where="the forced token")
 
 
 def _prompt_logprobs(resp: Any, *, source: str) -> list[Any]:
@@ -190,10 +225,11 @@ def prompt_logprobs_of(resp: Any, *, context: str, prompt: str, source: str) -> 
     if data[0] is not None or any(e is None for e in data[1:]):
         raise ModelError(f"{source}: unexpected prompt_logprobs layout; use scoring='echo'")
     tokens = []
-    for entry in data[1:]:
+    for i, entry in enumerate(data[1:], start=1):
         info = next(iter(entry.values()))
         info = info if isinstance(info, dict) else info.model_dump()
-        tokens.append((str(info["decoded_token"]), float(info["logprob"])))
+        value = served_logprob(info.get("logprob"), source=source, where=f"prompt token {i}")
+        tokens.append((str(info.get("decoded_token")), value))
     joined = "".join(t for t, _ in tokens)
     pos = len(prompt) - len(joined)  # the first token (no log-probability) fills the rest
     if pos < 1 or prompt[pos:] != joined:
@@ -237,7 +273,10 @@ def echo_by_position(resp: Any, n_prompt: int, n_ctx: int, *, source: str) -> li
         raise ModelError(
             f"{source}: no log-probability for the first prompt token; give a non-empty context"
         )
-    return [float(v) for v in picked]
+    return [
+        served_logprob(v, source=source, where=f"prompt token {n_ctx + i}")
+        for i, v in enumerate(picked)
+    ]
 
 
 def forced_id_request(prompt: list[int], token: int) -> dict[str, Any]:
@@ -271,5 +310,5 @@ def prompt_logprobs_by_id(resp: Any, ids: list[int], n_ctx: int, *, source: str)
                 f"{source}: prompt_logprobs entry {i} lacks the prompt's token {ids[i]}"
             )
         info = info if isinstance(info, dict) else info.model_dump()
-        out.append(float(info["logprob"]))
+        out.append(served_logprob(info.get("logprob"), source=source, where=f"prompt token {i}"))
     return out

@@ -28,6 +28,7 @@ from typing import Any
 
 from toolaudit.errors import MissingDependencyError, ModelError
 from toolaudit.models._base import ChatTurn, ToolSpec
+from toolaudit.models._messages import text_messages
 
 # llama.cpp's token types (gguf.TokenType): control tokens are special; user-defined ones
 # are matched whole in text but kept on decoding.
@@ -95,9 +96,10 @@ def _environment() -> Any:
 
 def normalize_messages(messages: Sequence[ChatTurn]) -> list[dict[str, Any]]:
     """Copies with tool-call arguments as objects (templates ``tojson`` them) and content
-    never ``None``."""
+    as text (never ``None``; OpenAI content-part lists joined:
+    :func:`toolaudit.models._messages.content_text`)."""
     out = []
-    for turn in messages:
+    for turn in text_messages(messages):
         m: dict[str, Any] = dict(turn)
         calls = m.get("tool_calls")
         if calls:
@@ -113,8 +115,6 @@ def normalize_messages(messages: Sequence[ChatTurn]) -> list[dict[str, Any]]:
                 tc["function"] = fn
                 fixed.append(tc)
             m["tool_calls"] = fixed
-        if m.get("content") is None:
-            m["content"] = ""
         out.append(m)
     return out
 
@@ -199,7 +199,7 @@ class ServedTokenizer:
         if parse_arguments:
             shown = normalize_messages(messages)
         else:
-            shown = [{**m, "content": m.get("content") or ""} for m in messages]
+            shown = text_messages(messages)
         return str(
             self._compiled.render(
                 messages=shown,

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.probes._mutations import CONDITIONS, EvalConfig, condition_config, invert_episode
@@ -25,7 +25,7 @@ from toolaudit.probes._policies import POLICIES, Agent, make_policy
 from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, Task, TaskView, make_task, task_view
 from toolaudit.probes._verifier import CompositeVerifier, Verifier
 from toolaudit.progress import Progress
-from toolaudit.runs import complete_lines, exclusive
+from toolaudit.runs import complete_lines, exclusive, refuse_duplicate, write_run_config
 from toolaudit.traces import Episode, Message, ToolCall
 
 logger = logging.getLogger(__name__)
@@ -234,18 +234,43 @@ def _run_chunk(
     return [run_one(s, agents=agents).model_dump_json() for s in specs]
 
 
-def _read_done(path: Path) -> dict[str, str]:
-    """Config hash -> record line of every complete record already in ``path``; a
-    truncated final line (an interrupted append) is dropped from the file."""
+def _read_done(
+    path: Path,
+    *,
+    known: Mapping[str, Any] | None = None,
+    truncated: Literal["drop", "skip", "refuse"] = "drop",
+) -> dict[str, str]:
+    """Config hash -> record line of every complete record already in ``path``.
+
+    A complete last record that lacks only its newline is kept; a truncated final line
+    (an interrupted append) is dropped, skipped or refused by ``truncated``
+    (:func:`toolaudit.runs.complete_lines`). A run recorded twice is refused naming both
+    lines, and so is a record of another study: a hash that is none of ``known`` (the
+    study's runs by config hash), named beside a line that is one of them.
+    """
     done: dict[str, str] = {}
-    for lineno, line in complete_lines(path):
+    seen: dict[str, int] = {}
+    for lineno, line in complete_lines(path, truncated=truncated):
         try:
-            obj = json.loads(line)
-            done[obj["source"]["config_hash"]] = line
+            key = json.loads(line)["source"]["config_hash"]
         except (json.JSONDecodeError, KeyError, TypeError):
             raise TraceFormatError(
                 path, lineno, "source.config_hash", "not a probe run record"
             ) from None
+        except RecursionError:
+            raise TraceFormatError(path, lineno, None, "nested too deeply") from None
+        if not isinstance(key, str):
+            raise TraceFormatError(path, lineno, "source.config_hash", "not a string")
+        refuse_duplicate(seen, key, path=path, line=lineno, field="source.config_hash")
+        if known is not None and key not in known:
+            ours = next((n for k, n in seen.items() if k in known), None)
+            beside = f" (line {ours} is one of them)" if ours is not None else ""
+            raise TraceFormatError(
+                path, lineno, "source.config_hash",
+                f"{key!r} is none of this study's runs{beside}: a record of another study "
+                "or of other options; results of different options must not mix",
+            )  # fmt: skip
+        done[key] = line
     return done
 
 
@@ -262,20 +287,24 @@ def run_study(
     progress: Progress | None = None,
     agents: AgentFactories | None = None,
     runner: Runner | None = None,
+    run_config: Mapping[str, Any] | None = None,
 ) -> Path:
     """Run ``specs`` into ``out_dir/records.jsonl``; returns the records path.
 
-    Already-recorded configurations are skipped (resume). Finished runs are appended and
-    flushed chunk by chunk; at the end the file is rewritten in canonical order.
+    Already-recorded configurations are skipped (resume); a record that is none of
+    ``specs``, or one recorded twice, is refused before anything is written. Finished runs
+    are appended and flushed chunk by chunk; at the end the file is rewritten in canonical
+    order. ``run_config`` (the study's options) is written to ``run_config.json`` with
+    the first record, so a run that fails before any record does not lock the folder.
     ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name;
     ``runner`` runs one spec of another harness (each run is written as it finishes).
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with exclusive(out):  # a second run into this folder is refused
-        return _run_specs(
-            out, specs, n_jobs=n_jobs, progress=progress, agents=agents, runner=runner
-        )
+    known = {s.config_hash(): s for s in specs}
+    _read_done(out / "records.jsonl", known=known, truncated="skip")  # refused: nothing written
+    with exclusive(out):  # a second run is refused; a failed start leaves no folder
+        return _run_specs(out, specs, n_jobs=n_jobs, progress=progress, agents=agents,
+                          runner=runner, run_config=run_config)  # fmt: skip
 
 
 def _run_specs(
@@ -286,9 +315,10 @@ def _run_specs(
     progress: Progress | None,
     agents: AgentFactories | None,
     runner: Runner | None = None,
+    run_config: Mapping[str, Any] | None = None,
 ) -> Path:
     path = out / "records.jsonl"
-    done = _read_done(path)
+    done = _read_done(path, known={s.config_hash(): s for s in specs})
     # Seed label by seed label: a study stopped part-way holds whole replicates (every
     # task and condition at seed 0 first); the file is put in canonical order at the end.
     todo = sorted(
@@ -314,12 +344,17 @@ def _run_specs(
             delayed(_run_chunk)(p, agents, runner) for p in parts
         )
     for lines in results:
+        if run_config is not None:  # with the first record: a failed start locks nothing
+            write_run_config(out, run_config)
+            run_config = None
         # opened per chunk: a file replaced under a long study (a checkout, a copy back
         # from a backup) gets the next records, not an unlinked inode that dies with us
         with path.open("a", encoding="utf-8") as fh:
             fh.write("".join(line + "\n" for line in lines))
         finished += len(lines)
         cb(finished, total, "runs")
+    if run_config is not None:
+        write_run_config(out, run_config)
     _canonicalise(path)
     return path
 

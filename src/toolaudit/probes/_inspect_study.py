@@ -186,7 +186,7 @@ def run_harness_records(
     """Run (or resume) the study's records into ``study/records.jsonl``."""
     from toolaudit.probes._harness import run_study
     from toolaudit.probes._inspect_harness import require_inspect
-    from toolaudit.probes._runconfig import check_run_config, write_run_config
+    from toolaudit.probes._runconfig import check_run_config
 
     require_inspect()
     options = config.options()
@@ -199,8 +199,11 @@ def run_harness_records(
         for spec in {config.model, config.user_model or config.model}:
             if not spec.startswith("openai:"):
                 load_model(spec)  # a malformed spec fails here, before the folder is touched
-    write_run_config(study, options)
-    return run_study(study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run)
+    # run_config.json is written with the first record: a failed start locks nothing
+    return run_study(
+        study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,
+        run_config=options,
+    )  # fmt: skip
 
 
 def run_harness_study(

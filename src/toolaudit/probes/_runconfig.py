@@ -65,7 +65,7 @@ def _from_records(path: Path) -> dict[str, Any]:
             bases.add(int(src["base_seed"]))
             if src["policy"] not in policies:
                 policies.append(str(src["policy"]))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError):
             # A truncated last line is recovered by the harness; anything else is foreign.
             if lineno == len(lines):
                 continue
@@ -102,12 +102,6 @@ def write_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> Path:
 
 
 def read_run_config(out_dir: str | Path) -> dict[str, Any]:
-    """The recorded options of a study folder ({} when none were recorded)."""
-    path = Path(out_dir) / RUN_CONFIG
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise TraceFormatError(path, None, None, "not valid JSON") from None
-    return data if isinstance(data, dict) else {}
+    """The recorded options of a study folder ({} when none were recorded); a
+    ``run_config.json`` that is not a JSON object is refused naming the file."""
+    return runs.read_run_config(out_dir) or {}

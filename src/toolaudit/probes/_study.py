@@ -16,12 +16,15 @@ from toolaudit.probes._judge_audit import VerdictRecord, judge_audit
 from toolaudit.probes._judge_protocol import JudgeConfig, judge_records, select_for_judging
 from toolaudit.probes._mutations import CONDITIONS
 from toolaudit.probes._policies import TOOL_USING
-from toolaudit.probes._runconfig import check_run_config, read_run_config, write_run_config
+from toolaudit.probes._record_checks import check_study_records
+from toolaudit.probes._runconfig import check_run_config, read_run_config
 from toolaudit.probes._selection import selection_experiment
 from toolaudit.probes._transcripts import transcript_pairs
 from toolaudit.progress import Progress
 from toolaudit.report import Fallback, record_fallback, run_metadata, write_results
-from toolaudit.traces import Episode, read_jsonl
+from toolaudit.runs import check_writable
+from toolaudit.traces import Episode
+from toolaudit.traces._jsonl import iter_json_objects, validate_record
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +82,11 @@ def run_probe_study(
     }
     check_run_config(out_dir, config)
     _check_model_specs(options or {})  # a bad --model or --judge-model writes nothing
-    write_run_config(out_dir, config)
-    return run_study(out_dir, specs, n_jobs=n_jobs, progress=progress, agents=agents)
+    # run_config.json is written with the first record: a run whose model fails to load
+    # leaves the folder as it was
+    return run_study(
+        out_dir, specs, n_jobs=n_jobs, progress=progress, agents=agents, run_config=config
+    )
 
 
 def _check_model_specs(options: Mapping[str, Any]) -> None:
@@ -98,19 +104,25 @@ def load_records(path: str | Path) -> list[Episode]:
     """Read a study's records (a folder holding ``records.jsonl``, or the file).
 
     Every record must be a run of ``probe run`` (``source.policy``, ``source.config_hash``,
-    ``source.passed`` and a ResearchOps task id); anything else is named by file, line
-    and field.
+    ``source.passed`` and a ResearchOps task id), once, of the study its folder's
+    ``run_config.json`` describes, with finite scores
+    (:func:`~toolaudit.probes._record_checks.check_study_records`); anything else is
+    named by file, line and field.
     """
     path = Path(path)
     if path.is_dir():
         path = path / "records.jsonl"
     if not path.exists():
         raise DataError(f"{path}: no probe records (run 'toolaudit probe run' first)")
-    episodes = list(read_jsonl(path, Episode))
+    numbered = [
+        (lineno, validate_record(Episode, obj, path, lineno))
+        for lineno, obj in iter_json_objects(path)
+    ]
+    episodes = [ep for _, ep in numbered]
     harnesses = {str(ep.source.get("harness", SUITE)) for ep in episodes}
     if len(harnesses) > 1:
         raise DataError(f"{path}: records of several harnesses ({sorted(harnesses)}) in one study")
-    for lineno, ep in enumerate(episodes, start=1):
+    for lineno, ep in numbered:
         if ep.source.get("harness") == "inspect":
             for key in ("config_hash", "policy", "passed", "seed_label", "rescored_reward"):
                 if key not in ep.source:
@@ -130,6 +142,7 @@ def load_records(path: str | Path) -> list[Episode]:
             raise TraceFormatError(
                 path, lineno, "task_id", f"{ep.task_id!r} is no ResearchOps task"
             )
+    check_study_records(path, numbered, read_run_config(path.parent))
     return episodes
 
 
@@ -240,6 +253,8 @@ def analyze_study(
     check_analysis(margin=margin, seed=seed, n_boot=n_boot)
     study_dir = Path(study_dir)
     episodes = load_records(study_dir)
+    if write:
+        check_writable(study_dir, "probe.json")  # a read-only folder: refused before any work
     runs = reduce_records(episodes)
     fallbacks: list[Fallback] = []
     harness = str(episodes[0].source.get("harness", SUITE)) if episodes else SUITE

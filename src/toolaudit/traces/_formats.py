@@ -119,6 +119,8 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
         first = json.loads(text)
     except json.JSONDecodeError:
         first = None
+    except RecursionError:
+        raise TraceFormatError(path, lineno, None, "JSON nested too deeply") from None
     if isinstance(first, dict) and looks_like_tau2_meta(first) and mapping is None:
         return _tau2_meta_format(path)
     if isinstance(first, dict) and not looks_like_tau2(first):

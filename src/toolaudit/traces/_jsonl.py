@@ -48,6 +48,8 @@ def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
             raise TraceFormatError(
                 path, lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
             ) from None
+        except RecursionError:
+            raise TraceFormatError(path, lineno, None, "JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise TraceFormatError(
                 path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"

@@ -229,6 +229,8 @@ class FieldMapping(_Strict):
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise TraceFormatError(path, exc.lineno, None, f"malformed JSON ({exc.msg})") from None
+        except RecursionError:
+            raise TraceFormatError(path, None, None, "JSON nested too deeply") from None
         if isinstance(obj, dict):
             obj = {k: v for k, v in obj.items() if not k.startswith("_")}  # "_comment" keys
         try:

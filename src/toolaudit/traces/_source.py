@@ -39,6 +39,8 @@ def read_json_document(path: str | Path) -> Any:
         raise TraceFormatError(
             path, exc.lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
         ) from None
+    except RecursionError:
+        raise TraceFormatError(path, None, None, "JSON nested too deeply") from None
 
 
 def first_record_line(path: str | Path) -> tuple[int, str]:
