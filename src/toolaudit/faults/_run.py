@@ -30,8 +30,7 @@ from toolaudit.runs import (
     refuse_duplicate,
     write_run_config,
 )
-from toolaudit.traces import Domain
-from toolaudit.traces._source import kind_of
+from toolaudit.traces import Domain, kind_of
 
 logger = logging.getLogger(__name__)
 DomainName = Literal["retail", "mini"]

@@ -36,8 +36,7 @@ from toolaudit.faults._replay import (
     replay,
     trajectory_from_episode,
 )
-from toolaudit.traces import Domain, DomainTask, Episode
-from toolaudit.traces._source import kind_of
+from toolaudit.traces import Domain, DomainTask, Episode, kind_of
 
 logger = logging.getLogger(__name__)
 

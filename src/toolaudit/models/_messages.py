@@ -20,7 +20,7 @@ ROLES = ("system", "user", "assistant", "tool")
 
 
 def _kind(value: Any) -> str:
-    from toolaudit.traces._source import kind_of
+    from toolaudit.traces import kind_of
 
     return kind_of(value)
 

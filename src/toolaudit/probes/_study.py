@@ -23,8 +23,7 @@ from toolaudit.probes._transcripts import transcript_pairs
 from toolaudit.progress import Progress
 from toolaudit.report import Fallback, record_fallback, run_metadata, write_results
 from toolaudit.runs import check_writable
-from toolaudit.traces import Episode
-from toolaudit.traces._jsonl import iter_json_objects, validate_record
+from toolaudit.traces import Episode, iter_json_objects, validate_record
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from toolaudit.traces._formats import (
     load_examples,
 )
 from toolaudit.traces._inspect_ai import sample_episode
-from toolaudit.traces._jsonl import read_jsonl, write_jsonl
+from toolaudit.traces._jsonl import iter_json_objects, read_jsonl, validate_record, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
 from toolaudit.traces._schema import (
     ChatMessage,
@@ -34,11 +34,14 @@ from toolaudit.traces._schema import (
     ToolCall,
     ToolSection,
 )
-from toolaudit.traces._source import read_json_document
+from toolaudit.traces._source import kind_of, read_json_document
 from toolaudit.traces._summary import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [
+    "iter_json_objects",
+    "kind_of",
+    "validate_record",
     "sample_episode",
     "view_command",
     "view_commands",
