@@ -43,6 +43,7 @@ AUDITS: dict[str, Registration] = {
     "redaction": Registration("toolaudit.redaction:REDACTION_AUDIT", command="redact"),
     "probe": Registration("toolaudit.probes:PROBE_AUDIT", command="probe"),
     "probe_compare": Registration("toolaudit.probes:PROBE_COMPARE_AUDIT", command="probe"),
+    "probe_tau2": Registration("toolaudit.probes:PROBE_TAU2_AUDIT", command="probe"),
     "probe_llm": Registration("toolaudit.probes:PROBE_LLM_AUDIT", command="probe"),
     "faults": Registration("toolaudit.faults:FAULTS_AUDIT", command="faults"),
 }

@@ -86,7 +86,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Runs every registered audit on embedded defaults: the public trace summary, "
             "the controlled tcr-shortcut benchmark (leakage, redaction with the controlled "
             "frozen model), the researchops probe study and its paired comparison on tau2 "
-            "retail, and fault readings with the embedded Qwen instruct model. Parts that need the public "
+            "retail, the scripted agents on real tau2 telecom tasks through Inspect AI, "
+            "and fault readings with the embedded Qwen instruct model. Parts that need the public "
             "tau2-bench / tau-bench files read them from --data-root; without them a part "
             "is skipped or uses stand-in data, and says so (a fallback in its results' "
             "meta.fallbacks, a warning, a note in the report and a row in the overview). "
@@ -104,7 +105,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="run only these parts, in registry order (without the model-facing parts, "
         "probe_llm and faults: --only traces datasets leakage leakage_tau2 redaction probe "
-        "probe_compare)",
+        "probe_compare probe_tau2)",
     )
     add_data_root(p)
     p.set_defaults(func=run)

@@ -69,6 +69,7 @@ from toolaudit.probes._study import (
     run_probe_study,
 )
 from toolaudit.probes._study_config import ProbeStudyConfig, run_records
+from toolaudit.probes._tau2_contract import PROBE_TAU2_AUDIT
 from toolaudit.probes._verifier import (
     Score,
     Verifier,
@@ -88,6 +89,7 @@ __all__ = [
     "PROBE_AUDIT",
     "PROBE_COMPARE_AUDIT",
     "PROBE_LLM_AUDIT",
+    "PROBE_TAU2_AUDIT",
     "JudgeConfig",
     "Replicates",
     "check_run_config",

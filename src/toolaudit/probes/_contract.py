@@ -123,23 +123,7 @@ class ProbeAudit:
     def headline(self, result: ProbeResult) -> Finding | None:
         """Who caused the careful agent's tool_rename gap: its attribution (the gap vs
         the rescored gap on the same trajectories, and whether actions changed)."""
-        cell = next(
-            (c for c in result.cells if c.policy == "careful" and c.condition == "tool_rename"),
-            None,
-        )
-        if cell is None or cell.vrg is None:
-            return None
-        f = attribution(cell.model_dump(mode="python"))
-        rescored = f.details.get("vrg_rescored")
-        iv = f.details.get("vrg_rescored_ci95") or [None, None]
-        versus = "rescored gap " + (
-            f"{rescored:.3f}" if isinstance(rescored, float) else "undefined"
-        )
-        if None not in iv:
-            versus += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
-        changed = f.details.get("behavior_changed_rate")
-        versus += f"; actions changed in {changed:.0%} of pairs" if changed is not None else ""
-        return f.model_copy(update={"details": {**f.details, "metric": "gap", "versus": versus}})
+        return attribution_headline(result, policy="careful", condition="tool_rename")
 
     def sections(self, result: ProbeResult) -> list[Section]:
         """The study section (gap figure, cells, controls, judge audit)."""
@@ -150,6 +134,23 @@ class ProbeAudit:
 
             return [harness_section(doc, margin=margin)]
         return [study_section(doc, margin=margin)]
+
+
+def attribution_headline(result: ProbeResult, *, policy: str, condition: str) -> Finding | None:
+    """The attribution of one cell's gap as a headline (the gap vs the rescored gap on
+    the same trajectories, and whether actions changed); None without that cell."""
+    cell = next((c for c in result.cells if c.policy == policy and c.condition == condition), None)
+    if cell is None or cell.vrg is None:
+        return None
+    f = attribution(cell.model_dump(mode="python"))
+    rescored = f.details.get("vrg_rescored")
+    iv = f.details.get("vrg_rescored_ci95") or [None, None]
+    versus = "rescored gap " + (f"{rescored:.3f}" if isinstance(rescored, float) else "undefined")
+    if None not in iv:
+        versus += f" [{iv[0]:.3f}, {iv[1]:.3f}]"
+    changed = f.details.get("behavior_changed_rate")
+    versus += f"; actions changed in {changed:.0%} of pairs" if changed is not None else ""
+    return f.model_copy(update={"details": {**f.details, "metric": "gap", "versus": versus}})
 
 
 @dataclass(frozen=True, slots=True)
