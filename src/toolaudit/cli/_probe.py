@@ -327,11 +327,14 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
             if f["name"].startswith(("probe.noop_baseline", "probe.positive_control_headroom")):
                 out.write(visible(sentence(Finding(**f))) + "\n")
         return
+    n = len(result["policies"])
     for r in result["policies"]:
         if r["misranked_by_gap"]:
             out.write(
-                f"note: {visible(r['policy'])} has a small mean gap ({r['mean_abs_vrg']:.3f}) but MSR "
-                f"{r['mean_msr']:.3f}: a gap-only ranking would misrank it as robust\n"
+                f"note: {visible(r['policy'])} ranks {r['gap_only_rank']} of {n} by mean |gap| "
+                f"({r['mean_abs_vrg']:.3f}) but {r['msr_rank']} of {n} by MSR "
+                f"({r['mean_msr']:.3f}: no mutated run passes): a gap-only ranking would "
+                "misrank it as robust\n"
             )
 
 

@@ -291,8 +291,15 @@ def policy_summary(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         r["gap_only_rank"] = by_gap.index(r) + 1
         r["msr_rank"] = by_msr.index(r) + 1
-        # A small gap with no passing mutated run: a gap-only leaderboard calls it robust.
-        r["misranked_by_gap"] = r["mean_msr"] == 0.0 and r["gap_only_rank"] <= len(rows) // 2 + 1
+    for r in rows:
+        # A small gap with no passing mutated run: a gap-only leaderboard calls it robust,
+        # ranking it above a policy whose mutated runs do pass (so a lone policy, or one
+        # ranked only above policies that never pass either, is not misranked).
+        r["misranked_by_gap"] = (
+            r["mean_msr"] == 0.0
+            and r["gap_only_rank"] <= len(rows) // 2 + 1
+            and any(q["mean_msr"] > 0 and q["gap_only_rank"] > r["gap_only_rank"] for q in rows)
+        )
     return rows
 
 
