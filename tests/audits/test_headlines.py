@@ -237,3 +237,26 @@ def test_a_zero_width_interval_over_many_clusters_is_a_verdict_not_missing_data(
                   interval=(nan, nan), level=0.95, n=3, subject="llm")  # fmt: skip
     card = verdict_card("Probe LLM", one)
     assert card.severity == "insufficient" and "(interval not estimable)" in card.sentence
+
+
+def test_first_screen_counts_read_as_a_person_writes_them() -> None:
+    """Issue 44: "rises in 1.000 of tasks ... but 1 tasks are too few" and "1 sample(s)
+    (interval not estimable)" on the demo's first screen."""
+    import re
+
+    from toolaudit.report import Finding
+    from toolaudit.report._cards import verdict_card
+
+    nan = float("nan")
+    separates = Finding(name="faults.s0", verdict="s0_separates", value=1.0, n=1,
+                        subject="failed")  # fmt: skip
+    flips = Finding(name="probe.repeat_control.llm", verdict="rerun_flips", value=1.0,
+                    interval=(nan, nan), level=0.95, n=1, subject="llm")  # fmt: skip
+    rises = Finding(name="faults.s0", verdict="s0_rises", value=0.94, n=50, p_value=1e-9,
+                    test="sign test", subject="failed")  # fmt: skip
+    sentences = [verdict_card("t", f).sentence for f in (separates, flips, rises)]
+    assert "in 1 of 1 task and" in sentences[0] and "but 1 task is too few" in sentences[0]
+    assert "verdict: 1 sample (interval not estimable) cannot support one" in sentences[1]
+    assert "in 47 of 50 tasks" in sentences[2]
+    for text in sentences:
+        assert not re.search(r"\b1 tasks\b|\(s\)|\d\.\d{3} of tasks", text), text

@@ -43,7 +43,8 @@ CONCLUSION_CHANGING = frozenset(
 )
 
 # (severity, template) per verdict; a key "NAME:VERDICT" wins over "VERDICT". Fields:
-# {subject} {metric} {value} {ci} {p} {n} {versus} {valid_rates}.
+# {subject} {metric} {value} {ci} {p} {n} {versus} {valid_rates}, and counts written as a
+# person writes them: {n_tasks} {n_samples} {too_few} {share_tasks} {share_pairs}.
 _PLAIN: dict[str, tuple[Severity, str]] = {
     # leakage
     "localized": (
@@ -147,10 +148,10 @@ _PLAIN: dict[str, tuple[Severity, str]] = {
     # probe: repeat control and comparison
     "rerun_flips": (
         "problem",
-        "Identical reruns flip pass/fail in {value} of pairs{ci}: a "
+        "Identical reruns flip pass/fail in {share_pairs}{ci}: a "
         "change smaller than that is noise. Next: run several seeds per task.",
     ),
-    "no_rerun_flips": ("clear", "Identical reruns agree ({value} of pairs flip{ci})."),
+    "no_rerun_flips": ("clear", "Identical reruns agree ({share_pairs} flip{ci})."),
     "equivalent": ("clear", "B and A are equivalent within the margin: {metric} {value}{ci}."),
     "different": (
         "problem",
@@ -163,24 +164,24 @@ _PLAIN: dict[str, tuple[Severity, str]] = {
     ),
     "not_estimable": (
         "insufficient",
-        "Not estimable from {n} task(s): an interval needs at least 2.",
+        "Not estimable from {n_tasks}: an interval needs at least 2.",
     ),
     # faults
     "s0_rises": (
         "clear",
         "The model registers the failed tool return: its surprisal right "
-        "after it rises in {value} of tasks{p}.",
+        "after it rises in {share_tasks}{p}.",
     ),
     "s0_separates": (
         "insufficient",
-        "Surprisal rises after the failed return in {value} of "
-        "tasks and no other fault reaches it, but {n} tasks are too few for the "
+        "Surprisal rises after the failed return in {share_tasks} and no other "
+        "fault reaches it, but {too_few} for the "
         "sign test. Next: more tasks.",
     ),
     "no_clear_rise": (
         "problem",
         "The model's surprisal does not reliably rise after a failed "
-        "return ({value} of tasks{p}): it may carry on as if the call "
+        "return ({share_tasks}{p}): it may carry on as if the call "
         "succeeded. Next: read the per-task table.",
     ),
 }
@@ -196,6 +197,33 @@ class Card:
     sentence: str
     numbers: str
     tag: str | None
+
+
+def counted(n: int | None, noun: str) -> str:
+    """``n`` things as a person writes them.
+
+    >>> counted(1, "task"), counted(50, "task"), counted(None, "task")
+    ('1 task', '50 tasks', 'an unknown number of tasks')
+    """
+    if n is None:
+        return f"an unknown number of {noun}s"
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def share_of(value: float | None, n: int | None, noun: str) -> str:
+    """A share of ``n`` things as a count where it is one ("1 of 1 task", "3 of 50
+    tasks"), else the share with its base.
+
+    >>> share_of(1.0, 1, "task"), share_of(0.06, 50, "task"), share_of(0.5, None, "pair")
+    ('1 of 1 task', '3 of 50 tasks', '0.500 of pairs')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return f"an undefined share of {noun}s"
+    if n is not None and n > 0 and abs(value * n - round(value * n)) < 1e-6:
+        return f"{round(value * n):,} of {counted(n, noun)}"
+    if n is not None and n > 0:
+        return f"{value:.3f} of {counted(n, noun)}"
+    return f"{value:.3f} of {noun}s"
 
 
 def _fmt(x: float | None) -> str:
@@ -224,7 +252,7 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
     )
     if _insufficient(finding) and severity not in ("info", "insufficient"):
         severity = "insufficient"
-        template = ("Not enough data for a verdict: {n} sample(s){ci} cannot support one. "
+        template = ("Not enough data for a verdict: {n_samples}{ci} cannot support one. "
                     "Next: more tasks, seeds or rows.")  # fmt: skip
     ci = ""
     if finding.interval is not None:
@@ -245,6 +273,11 @@ def verdict_card(title: str, finding: Finding | None, *, note: str | None = None
         ci=ci,
         p=p,
         n=finding.n if finding.n is not None else "?",
+        n_tasks=counted(finding.n, "task"),
+        n_samples=counted(finding.n, "sample"),
+        too_few=counted(finding.n, "task") + (" is" if finding.n == 1 else " are") + " too few",
+        share_tasks=share_of(finding.value, finding.n, "task"),
+        share_pairs=share_of(finding.value, finding.n, "pair"),
         versus=str(finding.details.get("versus", "")) or "no comparison",
         valid_rates=", ".join(
             f"{k} {_fmt(v)}" for k, v in (finding.details.get("valid_rates") or {}).items()
