@@ -107,3 +107,17 @@ def test_tokenizer_scores_and_replies_agree_with_in_process(qwen_llama_server, q
     assert [(c.name, c.arguments) for c in gen.tool_calls] == [
         ("get_order_details", {"order_id": "#W2378156"})
     ]
+
+
+def test_a_capability_warning_is_logged_once_per_model(qwen_llama_server, caplog, monkeypatch):
+    """Issue 44: "prompts go as text and the server tokenizes them" was printed once per
+    request; it is a fact about the model, logged once however many clients score."""
+    import logging
+
+    import toolaudit.models._openai as backend
+
+    monkeypatch.setattr(backend, "_TEXT_PROMPT_WARNED", set())
+    caplog.set_level(logging.WARNING)
+    for _ in range(2):  # two clients of the same model, several requests each
+        _with_tokenizer(qwen_llama_server).loglikelihood(TEXTS[:2])
+    assert caplog.text.count("does not take token-id prompts") == 1

@@ -100,6 +100,11 @@ def _answer_layout(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+#: Identities already warned that their server takes no token-id prompts: a capability
+#: warning is logged once per model in a process, however many clients ask.
+_TEXT_PROMPT_WARNED: set[str] = set()
+
+
 class OpenAIModel(NoChat):
     """A model served behind an OpenAI-compatible HTTP API (no ``render``: the server
     applies its chat template and does not return the text).
@@ -370,7 +375,8 @@ class OpenAIModel(NoChat):
                 if "validation" not in str(exc).lower():
                     raise
                 self._token_prompts = False
-            if not self._token_prompts:
+            if not self._token_prompts and self.identity not in _TEXT_PROMPT_WARNED:
+                _TEXT_PROMPT_WARNED.add(self.identity)  # once per model, not per request
                 logger.warning(
                     "%s: the server does not take token-id prompts; prompts go as text and the "
                     "server tokenizes them (a scored token may merge across the boundary of "
