@@ -112,6 +112,20 @@ def test_convert_episodes_then_inspect_gives_same_counts(
     _expect(got, tau2_counts(src), "episodes")
 
 
+def test_convert_to_examples_keeps_the_tool_error_flags(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: the retail test40 file has 12 tool results flagged as errors; its
+    examples counted 0."""
+    src = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    before = _inspect_json(capsys, str(src))
+    out = tmp_path / "retail.jsonl"
+    assert main(["traces", "convert", str(src), "--out", str(out)]) == 0
+    capsys.readouterr()
+    after = _inspect_json(capsys, str(out))
+    assert before["tool_errors"] == after["tool_errors"] == 12
+
+
 # --- bad input: exit code 2, one line naming the file, the line (or record) and the field
 
 

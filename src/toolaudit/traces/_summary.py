@@ -131,8 +131,10 @@ def summarize_episodes(episodes: Iterable[Episode], fmt: str, path: str | Path) 
 
 
 def summarize_examples(examples: Iterable[Example], fmt: str, path: str | Path) -> TraceSummary:
-    """Count records, distinct groups and tool sections; the mean label is the mean reward."""
-    n = sections = positives = 0
+    """Count records, distinct groups, tool sections and the sections flagged as errors
+    (``meta.tool_errors``, as ``traces convert`` writes it); the mean label is the mean
+    reward."""
+    n = sections = positives = errors = 0
     groups: set[str] = set()
     tools: Counter[str] = Counter()
     for ex in examples:
@@ -141,6 +143,10 @@ def summarize_examples(examples: Iterable[Example], fmt: str, path: str | Path) 
         groups.add(ex.group)
         sections += len(ex.tools)
         tools.update(t.name for t in ex.tools)
+        # the flags `traces convert` keeps, one per section (meta.tool_errors)
+        flags = ex.meta.get("tool_errors")
+        if isinstance(flags, list):
+            errors += sum(1 for f in flags if f is True)
     return TraceSummary(
         format=fmt,
         path=str(path),
@@ -150,6 +156,7 @@ def summarize_examples(examples: Iterable[Example], fmt: str, path: str | Path) 
         tool_results=sections,
         mean_reward=positives / n if n else None,
         rewarded=n,
+        tool_errors=errors,
         tools=dict(sorted(tools.items())),
         records="examples",
     )
