@@ -147,7 +147,7 @@ def _safe(sample_id: str) -> str:
 
 def test_config_refuses_unknown_task_policy_and_a_lone_user_model() -> None:
     with pytest.raises(ConfigError, match="tau2_retail"):
-        HarnessStudyConfig(task="inspect_evals/gaia")
+        HarnessStudyConfig(task="inspect_evals/no_such_task")
     with pytest.raises(ConfigError, match="careful"):
         HarnessStudyConfig(task=RETAIL, policies=("shortcut",))
     with pytest.raises(ConfigError, match="--model"):

@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--limit 5 --out out/tau2\n"
         "  toolaudit probe run --harness inspect --task inspect_evals/tau2_retail "
         "--model openai:MY-MODEL@http://localhost:8000/v1 --limit 10 --epochs 3 --out out/mine\n"
+        "  toolaudit probe run --harness inspect --task my_tasks.py@my_task "
+        "--model openai:MY-MODEL@http://localhost:8000/v1 --out out/my_task\n"
         "  toolaudit probe run --suite researchops --out out/probe --n-jobs 2",
     )
     p.add_argument(
@@ -70,8 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--task",
         default=None,
-        help="--harness inspect: the Inspect task (inspect_evals/tau2_retail, "
-        "inspect_evals/tau2_airline, inspect_evals/tau2_telecom)",
+        help="--harness inspect: the Inspect task: inspect_evals/tau2_retail, tau2_airline, "
+        "tau2_telecom (with their user simulator and scripted reference agents), or any "
+        "task inspect eval accepts (FILE.py@NAME, a registry name) whose solver passes its "
+        "tools to generate(): the mutation is applied to the tools each generate() call "
+        "offers; an agent solver that calls the model itself (react) is refused; policies "
+        "llm and inert only",
     )
     p.add_argument("--epochs", type=int, default=1, help="--harness inspect: runs per "
                    "(task, condition, policy)")  # fmt: skip
@@ -82,11 +88,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--user-model",
         default=None,
-        help="--harness inspect: the user simulator's model for the llm policy (default "
-        "--model); scripted agents get a scripted user",
+        help="--harness inspect, tau2 tasks: the user simulator's model for the llm policy "
+        "(default --model); scripted agents get a scripted user",
     )
-    p.add_argument("--max-turns", type=int, default=None, help="--harness inspect: the user "
-                   "simulator's turn limit (default the task's own)")  # fmt: skip
+    p.add_argument("--max-turns", type=int, default=None, help="--harness inspect, tau2 "
+                   "tasks: the user simulator's turn limit (default the task's own)")  # fmt: skip
     p.add_argument("--time-limit", type=int, default=None, help="--harness inspect: seconds a "
                    "run may take (a run that reaches it is scored as it stands)")  # fmt: skip
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
@@ -99,8 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--policies",
         default=None,
         help="comma-separated policies (default: the five scripted ones; --harness inspect: "
-        "careful,overfit,inert, or llm,inert with --model); 'llm' is a model acting through "
-        "--model",
+        "careful,overfit,inert, or llm,inert with --model; a task other than tau2: inert, or "
+        "llm,inert with --model); 'llm' is a model acting through --model",
     )
     p.add_argument(
         "--conditions",
@@ -359,7 +365,9 @@ def _harness_config(args: argparse.Namespace) -> Any:
     from toolaudit.probes import HarnessStudyConfig
 
     if args.task is None:
-        raise ConfigError("--harness inspect needs --task (e.g. inspect_evals/tau2_retail)")
+        raise ConfigError(
+            "--harness inspect needs --task (e.g. inspect_evals/tau2_retail or FILE.py@NAME)"
+        )
     for flag, given in (("--verdicts", args.verdicts), ("--judge-model", args.judge_model),
                         ("--tasks", args.tasks)):  # fmt: skip
         if given is not None:

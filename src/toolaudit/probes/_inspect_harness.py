@@ -12,7 +12,9 @@ scorer on it: the record carries both the reward the run got and this rescored r
 
 Supported tasks: tau2-bench through inspect_evals (``inspect_evals/tau2_retail``,
 ``tau2_airline``, ``tau2_telecom``), rebuilt from the benchmark's own pieces
-(:mod:`toolaudit.probes._inspect_tau2`).
+(:mod:`toolaudit.probes._inspect_tau2`), and any other Inspect task whose solver passes its
+tools to ``generate`` (:mod:`toolaudit.probes._inspect_generic`: the mutation is applied to
+the tools each ``generate`` call offers; a solver that calls the model itself is refused).
 """
 
 from __future__ import annotations
@@ -54,13 +56,28 @@ def require_inspect() -> None:
         raise MissingDependencyError("inspect-ai inspect-evals", "inspect") from None
 
 
-def check_task(task: str) -> str:
-    """The tau2 domain of a supported Inspect task name (a ConfigError otherwise)."""
+def check_task(task: str) -> str | None:
+    """The tau2 domain of a tau2 task name, None for a generic Inspect task (a file spec
+    whose file exists, or a name Inspect's registry knows), a ConfigError otherwise. The
+    generic task is loaded later (:class:`~toolaudit.probes._inspect_generic.GenericDomain`).
+    """
+    from toolaudit.probes._inspect_generic import generic_task_problem
     from toolaudit.probes._inspect_tau2 import TAU2_TASKS
 
-    if task not in TAU2_TASKS:
-        raise ConfigError.invalid("task", list(TAU2_TASKS), task)
-    return TAU2_TASKS[task]
+    if task in TAU2_TASKS:
+        return TAU2_TASKS[task]
+    problem = generic_task_problem(task)
+    if problem is not None:
+        allowed = ", ".join(TAU2_TASKS) + ", FILE.py@NAME or an Inspect registry name"
+        raise ConfigError(f"invalid task={task!r} ({problem}); allowed: {allowed}")
+    return None
+
+
+def is_tau2(task: str) -> bool:
+    """Whether ``task`` is one of inspect_evals' tau2 tasks (no Inspect import)."""
+    from toolaudit.probes._inspect_tau2 import TAU2_TASKS
+
+    return task in TAU2_TASKS
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +134,11 @@ def map_back_message(
     memo: dict[str, str],
     *,
     agent: bool,
+    prompt_roles: tuple[str, ...] = ("system",),
 ) -> None:
     """Map one serialised chat message back in place: tool call names to the operation
-    executed, a tool message's function and text to canonical, the policy in a system
-    message to canonical names. On the agent's side (``agent``), a call to a name that was
+    executed, a tool message's function and text to canonical, the policy in a message of
+    ``prompt_roles`` to canonical names. On the agent's side (``agent``), a call to a name that was
     no tool under the mutation becomes ``not_a_tool:NAME``, so a memorised canonical name
     that failed to execute is never credited as that operation."""
     op = mutation.operation_of()
@@ -132,8 +150,13 @@ def map_back_message(
             return op[n]
         return NOT_A_TOOL + n if agent and n != UNPARSED else n
 
-    if m.get("role") == "system" and isinstance(m.get("content"), str):
-        m["content"] = mutation.substitute(m["content"], inverse=True)
+    text = m.get("content")
+    if m.get("role") in prompt_roles and isinstance(text, str):
+        m["content"] = mutation.substitute(text, inverse=True)
+    elif m.get("role") in prompt_roles and isinstance(text, list):
+        for part in text:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                part["text"] = mutation.substitute(part["text"], inverse=True)
     for call in m.get("tool_calls") or []:
         if isinstance(call, dict):
             call["function"] = name(call.get("function"))
@@ -163,15 +186,24 @@ def _map_back_value(value: Any, mutation: ToolMutation, memo: dict[str, str]) ->
     return value
 
 
-def map_back_sample(sample: Any, mutation: ToolMutation, memo: dict[str, str]) -> Any:
+def map_back_sample(
+    sample: Any, mutation: ToolMutation, memo: dict[str, str], *, agent_side: bool = False
+) -> Any:
     """A copy of an ``EvalSample`` in canonical names and presentation (see the module
-    docstring)."""
+    docstring). ``agent_side``: ``sample.messages`` are the agent's own conversation (a
+    generic task), so its user messages (where the names were substituted) and the final
+    output are mapped back too."""
     from inspect_ai.log import EvalSample
 
     data = sample.model_dump(mode="json")
     # sample.messages: the user simulator's side in tau2 (its own tools are not mutated)
+    roles = ("system", "user") if agent_side else ("system",)
     for m in data.get("messages") or []:
-        map_back_message(m, mutation, memo, agent=False)
+        map_back_message(m, mutation, memo, agent=agent_side, prompt_roles=roles)
+    if agent_side:
+        for choice in (data.get("output") or {}).get("choices") or []:
+            if isinstance(choice.get("message"), dict):
+                map_back_message(choice["message"], mutation, memo, agent=True)
     store = data.get("store") or {}
     data["store"] = {k: _map_back_value(v, mutation, memo) for k, v in store.items()}
     return EvalSample.model_validate(data)
@@ -192,14 +224,15 @@ class InspectHarness:
     """Runs of one Inspect task (see the module docstring).
 
     Args:
-        task: the Inspect task name (``inspect_evals/tau2_retail``...).
+        task: the Inspect task (``inspect_evals/tau2_retail``..., or any task name
+            ``inspect_ai.eval`` accepts, such as ``path/to/file.py@name``).
         log_dir: where the Inspect logs go.
         model: the agent's model for the ``llm`` policy: ``openai:MODEL@URL`` (Inspect's
             own OpenAI-compatible client against that server) or a toolaudit spec
             (``embedded:qwen``, ``llama:qwen``, ``hf:DIR``) through the ``toolaudit``
             model provider.
-        user_model: the user simulator's model (default: ``model``); scripted policies
-            always run with the scripted user.
+        user_model: tau2's user simulator model (default: ``model``); scripted policies
+            always run with the scripted user. A generic task has no user simulator.
         temperature: the model's sampling temperature (overrides the task's own).
         max_turns: the simulator's turn limit (None: the task's own).
         max_tokens: the most tokens per reply of a toolaudit model.
@@ -232,13 +265,23 @@ class InspectHarness:
         self._domain: Any = None
 
     @property
+    def generic(self) -> bool:
+        """Whether the task is a generic Inspect task (not one of the tau2 tasks)."""
+        return not is_tau2(self.task)
+
+    @property
     def domain(self) -> Any:
-        """The task's tau2 domain pieces (loaded on first use)."""
+        """The task's pieces: a tau2 domain, or the generic task (loaded on first use)."""
         if self._domain is None:
+            from toolaudit.probes._inspect_generic import GenericDomain
             from toolaudit.probes._inspect_tau2 import Tau2Domain
 
             require_inspect()
-            self._domain = Tau2Domain(check_task(self.task), message_limit=self.max_turns)
+            domain = check_task(self.task)
+            if domain is None:
+                self._domain = GenericDomain(self.task)
+            else:
+                self._domain = Tau2Domain(domain, message_limit=self.max_turns)
         return self._domain
 
     def task_ids(self) -> Sequence[str]:
@@ -258,43 +301,60 @@ class InspectHarness:
         return INSPECT_READER.rescore(episode)
 
     # -- one run ------------------------------------------------------------------------
-    def _models(self, spec: InspectRunSpec) -> tuple[Any, Any]:
+    def _models(self, spec: InspectRunSpec) -> tuple[Any, dict[str, Any]]:
+        """The agent's model and the model roles (tau2's user simulator)."""
+        from toolaudit.probes._inspect_generic import GENERIC_POLICIES
         from toolaudit.probes._inspect_scripted import SCRIPTED, scripted_models
-        from toolaudit.probes._inspect_tau2 import tool_descriptions
+        from toolaudit.probes._inspect_tau2 import Reference, tool_descriptions
 
-        if spec.policy in SCRIPTED:
+        if self.generic:
+            if spec.policy not in GENERIC_POLICIES:
+                raise generic_policy_error(spec.policy)
+            if spec.policy == "inert":
+                return scripted_models("inert", Reference((), ()), {})[0], {}
+        elif spec.policy in SCRIPTED:
             ref = self.domain.reference(spec.sample_id)
             descriptions = tool_descriptions(self.domain.agent_tools())
-            models: tuple[Any, Any] = scripted_models(spec.policy, ref, descriptions)
-            return models
+            agent, user = scripted_models(spec.policy, ref, descriptions)
+            return agent, {"user": user}
         if self.model is None:
             raise ConfigError(f"policy {spec.policy!r} needs a model (--model)")
         seed = spec.run_seed()
         agent = inspect_model(self.model, role="agent", seed=seed, temperature=self.temperature,
                               max_tokens=self.max_tokens)  # fmt: skip
+        if self.generic:
+            return agent, {}
         user = inspect_model(str(self.user_model), role="user", seed=seed + 7919,
                              temperature=self.temperature, max_tokens=self.max_tokens)  # fmt: skip
-        return agent, user
+        return agent, {"user": user}
+
+    def _prepare(self, spec: InspectRunSpec, memo: dict[str, str]) -> tuple[Any, Any]:
+        """The one-sample task of a run, and what gives its mutation once it has run."""
+        from toolaudit.probes._inspect_generic import GenerateRecorder
+        from toolaudit.probes._inspect_tau2 import tool_names
+
+        if self.generic:
+            recorder = GenerateRecorder(spec.condition, memo)
+            return self.domain.build_task(spec.sample_id, recorder), recorder.mutation
+        mutation = tool_mutation(spec.condition, tool_names(self.domain.agent_tools()))
+        return self.domain.build_task(spec.sample_id, mutation, memo), lambda: mutation
 
     def run(self, spec: InspectRunSpec) -> Episode:
         """One eval of one sample; returns its Episode with the rescored reward."""
         from inspect_ai import eval as inspect_eval
         from inspect_ai.log import read_eval_log
 
-        from toolaudit.probes._inspect_tau2 import tool_names
-
         domain = self.domain
-        mutation = tool_mutation(spec.condition, tool_names(domain.agent_tools()))
         memo: dict[str, str] = {}
-        task = domain.build_task(spec.sample_id, mutation, memo)
-        agent, user = self._models(spec)
+        agent, roles = self._models(spec)
+        task, mutation_of_run = self._prepare(spec, memo)
         folder = self.log_dir / spec.policy / spec.condition
         folder.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
         logs = inspect_eval(
             task,
             model=agent,
-            model_roles={"user": user},
+            model_roles=roles or None,
             log_dir=str(folder),
             log_format="eval",
             display="none",
@@ -310,7 +370,16 @@ class InspectHarness:
         if not log.samples:
             raise ConfigError(f"{target}: the run recorded no sample ({log.status})")
         sample = log.samples[0]
-        rescored = self._rescore(log, mutation, memo, domain.scorer())
+        try:
+            mutation = mutation_of_run()
+        except ConfigError as exc:  # the mutation did not happen: nothing is recorded
+            target.unlink()
+            failed = ""
+            if sample.error is not None:
+                first = (sample.error.message.strip().splitlines() or [""])[0]
+                failed = f" (the run failed: {first})"
+            raise ConfigError(f"--task {self.task!r}: {exc}{failed}; no run was recorded") from None
+        rescored = self._rescore(log, mutation, memo, domain.scorer(), agent_side=self.generic)
         with (self.log_dir.parent / "timings.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(
                 json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
@@ -318,12 +387,19 @@ class InspectHarness:
         return self._episode(spec, sample, target, mutation, rescored, seconds, len(memo))
 
     def _rescore(
-        self, log: Any, mutation: ToolMutation, memo: dict[str, str], scorer: Any
+        self,
+        log: Any,
+        mutation: ToolMutation,
+        memo: dict[str, str],
+        scorer: Any,
+        *,
+        agent_side: bool = False,
     ) -> float | None:
         from inspect_ai import score
 
         # map_back_sample builds new samples; the header is shared, not copied
-        samples = [map_back_sample(s, mutation, memo) for s in log.samples or []]
+        samples = [map_back_sample(s, mutation, memo, agent_side=agent_side)
+                   for s in log.samples or []]  # fmt: skip
         mapped = log.model_copy(update={"samples": samples})
         scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
         return first_score(scored.samples[0]) if scored.samples else None
@@ -340,7 +416,8 @@ class InspectHarness:
     ) -> Episode:
         from toolaudit.traces import sample_episode
 
-        key = f"StoredAgentState:{self.domain.instance}:messages"
+        instance = self.domain.instance
+        key = None if instance is None else f"StoredAgentState:{instance}:messages"
         ep = sample_episode(sample, path=path, source={"format": "inspect"}, conversation_key=key)
         reward = ep.reward
         usage = {
@@ -382,7 +459,7 @@ class InspectHarness:
         logger.info("%s %s %s e%d: reward %s, rescored %s, %.1f s", spec.policy,
                     spec.condition, spec.sample_id, spec.seed_label, reward, rescored, seconds)  # fmt: skip
         return Episode(
-            task_id=f"{spec.task.rsplit('/', 1)[-1]}:{spec.sample_id}",
+            task_id=f"{_task_label(spec.task)}:{spec.sample_id}",
             trial=spec.seed_label,
             seed=spec.base_seed,
             condition=spec.condition,
@@ -392,6 +469,19 @@ class InspectHarness:
             termination_reason=ep.termination_reason,
             source=source,
         )
+
+
+def _task_label(task: str) -> str:
+    """``tau2_retail`` of ``inspect_evals/tau2_retail``, ``name`` of ``dir/file.py@name``."""
+    return task.rsplit("@", 1)[-1] if "@" in task else task.rsplit("/", 1)[-1]
+
+
+def generic_policy_error(policy: str) -> ConfigError:
+    """The refusal of a tau2-only policy on a generic task."""
+    return ConfigError(
+        f"policy {policy!r} needs the reference actions only tau2 tasks have; a generic "
+        "Inspect task runs 'llm' (with --model) and 'inert'"
+    )
 
 
 def _safe(sample_id: str) -> str:

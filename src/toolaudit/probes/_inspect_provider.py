@@ -33,7 +33,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
-from toolaudit.models import ChatTurn, LanguageModel, ToolSpec, load_model
+from toolaudit.models import CapabilityError, ChatTurn, LanguageModel, ToolSpec, load_model
 from toolaudit.probes._inspect_records import UNPARSED
 
 PROVIDER = "toolaudit"
@@ -107,6 +107,14 @@ def _count(lm: LanguageModel, text: str) -> int | None:
         return None
 
 
+def _prompt_tokens(lm: LanguageModel, turns: list[ChatTurn], specs: Any) -> int | None:
+    try:
+        text = lm.render(turns, specs)
+    except CapabilityError:  # a backend without a template (py:): usage stays unknown
+        return None
+    return _count(lm, text)
+
+
 @modelapi(name=PROVIDER)
 class ToolauditModelAPI(ModelAPI):
     """A toolaudit model spec behind Inspect's ``ModelAPI`` (see the module docstring)."""
@@ -157,7 +165,7 @@ class ToolauditModelAPI(ModelAPI):
             gen = lm.generate(
                 turns, specs, max_tokens=max_tokens, temperature=temperature, seed=seed
             )
-            return gen, _count(lm, lm.render(turns, specs))
+            return gen, _prompt_tokens(lm, turns, specs)
 
         gen, n_in = await anyio.to_thread.run_sync(run)
         seconds = time.perf_counter() - start

@@ -29,10 +29,14 @@ HARNESS_POLICIES = (*SCRIPTED_POLICIES, "llm")
 class HarnessStudyConfig:
     """One study on an Inspect task.
 
+    ``task``: a tau2 task (``inspect_evals/tau2_retail``...) or any other Inspect task
+    whose solver passes tools to ``generate`` (``path/to/file.py@name``, a registry name).
     ``policies``: the scripted agents (``careful``, ``overfit``, ``inert``) and/or
-    ``llm``, the agent driven by ``model`` (with ``user_model`` as the user simulator,
+    ``llm``, the agent driven by ``model`` (with ``user_model`` as tau2's user simulator,
     default ``model``); ``None`` runs the three scripted agents, or ``llm`` and ``inert``
-    (the no-op baseline) when a model is given. ``conditions`` (``original`` always
+    (the no-op baseline) when a model is given. A generic task runs ``llm`` and ``inert``
+    only (``careful`` and ``overfit`` need tau2's reference actions) and has no user
+    simulator (no ``user_model``, no ``max_turns``). ``conditions`` (``original`` always
     runs), ``epochs`` per (sample, condition), the first ``limit`` samples or the named
     ``task_ids``; ``temperature`` overrides the task's sampling temperature for a model,
     ``max_turns`` the simulator's turn limit, ``time_limit`` the seconds a run may take.
@@ -61,7 +65,7 @@ class HarnessStudyConfig:
         from toolaudit.probes._inspect_harness import check_task
         from toolaudit.probes._study import check_analysis
 
-        check_task(self.task)
+        generic = check_task(self.task) is None
         check_min("epochs", self.epochs, 1)
         check_min("n_jobs", self.n_jobs, 1)
         check_min("max_tokens", self.max_tokens, 1)
@@ -82,16 +86,35 @@ class HarnessStudyConfig:
                 raise ConfigError.invalid("conditions", list(HARNESS_CONDITIONS), c)
         if "llm" in self.run_policies() and self.model is None:
             raise ConfigError("policy 'llm' needs --model")
+        if generic:
+            self._check_generic()
         if self.user_model is not None and self.model is None:
             raise ConfigError("--user-model is the llm policy's user simulator: give --model")
         if self.limit is not None and self.task_ids is not None:
             raise ConfigError("give either --limit or --task-ids, not both")
 
+    def _check_generic(self) -> None:
+        from toolaudit.probes._inspect_harness import generic_policy_error
+
+        for p in self.run_policies():
+            if p in ("careful", "overfit"):
+                raise generic_policy_error(p)
+        for field, given in (("user_model", self.user_model), ("max_turns", self.max_turns)):
+            if given is not None:
+                raise ConfigError._named(
+                    field, f": {self.task!r} is a generic Inspect task, which has no user "
+                    "simulator (tau2 tasks only)"
+                )  # fmt: skip
+
     def run_policies(self) -> tuple[str, ...]:
         """The policies this study runs."""
+        from toolaudit.probes._inspect_harness import is_tau2
+
         if self.policies is not None:
             return self.policies
-        return ("llm", "inert") if self.model is not None else SCRIPTED_POLICIES
+        if self.model is not None:
+            return ("llm", "inert")
+        return SCRIPTED_POLICIES if is_tau2(self.task) else ("inert",)
 
     def run_conditions(self) -> tuple[str, ...]:
         """The conditions this study runs (``original`` first, always)."""
@@ -125,7 +148,7 @@ class HarnessStudyConfig:
             "task_ids": list(self.task_ids) if self.task_ids is not None else None,
             "seed": self.seed,
             "model": self.model,
-            "user_model": (self.user_model or self.model) if self.model else None,
+            "user_model": (self.user_model or self.model) if self._user_simulated() else None,
             "temperature": self.temperature,
             "max_turns": self.max_turns,
             "max_tokens": self.max_tokens if self.model else None,
@@ -133,8 +156,14 @@ class HarnessStudyConfig:
             "packages": _versions(),
         }
 
+    def _user_simulated(self) -> bool:
+        from toolaudit.probes._inspect_harness import is_tau2
+
+        return self.model is not None and is_tau2(self.task)
+
 
 def _versions() -> dict[str, str]:
+    """Versions of the Inspect packages (recorded with every study)."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}

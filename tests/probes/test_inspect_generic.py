@@ -1,0 +1,409 @@
+"""TRACE on any Inspect task whose solver offers tools to the model: a small weather task
+written here (three JSON tools, ``use_tools`` + ``generate()``), run by the inert agent and
+by a scripted agent that picks tools by description (``tests/probes/_generic_agent.py``,
+an ``llm`` through toolaudit's model provider), under every condition."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolaudit.cli.main import main
+from toolaudit.errors import ConfigError
+from toolaudit.probes import HarnessStudyConfig
+from toolaudit.probes._inspect_records import INSPECT_READER
+
+AGENT = "py:tests.probes._generic_agent:agent"
+CONDITIONS = "original,tool_rename,reformat,misleading_names,repeat"
+BIN = Path(sys.executable).parent
+
+TASK_FILE = '''
+import json
+
+from inspect_ai import Task, task
+from inspect_ai.agent import react
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, scorer
+from inspect_ai.solver import generate, use_tools
+from inspect_ai.tool import tool
+
+CITIES = {"Paris": {"id": "c-1", "country": "France"}, "Oslo": {"id": "c-2", "country": "Norway"}}
+WEATHER = {"c-1": {"temperature_c": 21, "sky": "clear"}, "c-2": {"temperature_c": 4, "sky": "cloudy"}}
+
+
+@tool
+def find_city():
+    async def execute(name: str) -> str:
+        """Look up a city's record by its name (JSON with its id and country).
+
+        Args:
+            name: the city's name.
+        """
+        return json.dumps(CITIES.get(name, {"error": "unknown city"}))
+
+    return execute
+
+
+@tool
+def get_weather():
+    async def execute(city_id: str) -> str:
+        """Get the current weather of a city by its id (JSON with sky and temperature).
+
+        Args:
+            city_id: the city's id.
+        """
+        return json.dumps(WEATHER.get(city_id, {"error": "unknown id"}))
+
+    return execute
+
+
+@tool
+def get_time():
+    async def execute(city_id: str) -> str:
+        """Tell the local time of a city by its id (JSON with the time and zone).
+
+        Args:
+            city_id: the city's id.
+        """
+        return json.dumps({"time": "12:00", "zone": "UTC+1"})
+
+    return execute
+
+
+def dataset():
+    return [
+        Sample(id="paris", input="What is the sky like in Paris right now?", target="clear"),
+        Sample(id="oslo", input="What is the sky like in Oslo right now?", target="cloudy"),
+    ]
+
+
+def tools():
+    return [find_city(), get_weather(), get_time()]
+
+
+@scorer(metrics=[accuracy()])
+def answer():
+    async def score(state, target):
+        return Score(value=CORRECT if target.text in state.output.completion else INCORRECT)
+
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def called_get_weather():
+    """Reads the tool's name: credits a call named get_weather, whatever it executed."""
+
+    async def score(state, target):
+        names = [c.function for m in state.messages if m.role == "assistant"
+                 for c in (m.tool_calls or [])]
+        return Score(value=CORRECT if "get_weather" in names else INCORRECT)
+
+    return score
+
+
+@task
+def weather():
+    return Task(dataset=dataset(), solver=[use_tools(tools()), generate()], scorer=answer())
+
+
+@task
+def weather_names():
+    return Task(dataset=dataset(), solver=[use_tools(tools()), generate()],
+                scorer=called_get_weather())
+
+
+@task
+def weather_react():
+    return Task(dataset=dataset(), solver=react(tools=tools()), scorer=answer(), message_limit=4)
+
+
+@task
+def weather_no_tools():
+    return Task(dataset=dataset(), solver=generate(), scorer=answer())
+'''
+
+
+@pytest.fixture(scope="module")
+def task_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("generic") / "weather_tasks.py"
+    path.write_text(TASK_FILE, encoding="utf-8")
+    return path
+
+
+def _records(study: Path) -> list[dict]:
+    return [json.loads(x) for x in (study / "records.jsonl").read_text().splitlines()]
+
+
+def _record(records: list[dict], policy: str, condition: str, sample: str = "paris") -> dict:
+    return next(
+        r
+        for r in records
+        if r["source"]["policy"] == policy
+        and r["condition"] == condition
+        and r["task_id"].endswith(f":{sample}")
+    )
+
+
+def _calls(record: dict) -> list[str]:
+    return [c["name"] for m in record["messages"] for c in m.get("tool_calls") or []]
+
+
+def _cell(doc: dict, policy: str, condition: str) -> dict:
+    return next(c for c in doc["cells"] if c["policy"] == policy and c["condition"] == condition)
+
+
+@pytest.fixture(scope="module")
+def weather_study(task_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("weather_study")
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+        "--policies", "llm,inert", "--model", AGENT, "--conditions", CONDITIONS,
+        "--n-boot", "50", "--out", str(out), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    return out
+
+
+def test_generic_study_runs_every_condition_and_the_agent_follows_renames(
+    weather_study: Path, task_file: Path
+) -> None:
+    records = _records(weather_study)
+    assert len(records) == 2 * 2 * 5  # samples x policies x conditions
+    llm = [r for r in records if r["source"]["policy"] == "llm"]
+    assert {r["reward"] for r in llm} == {1.0} and {
+        r["source"]["rescored_reward"] for r in llm
+    } == {1.0}
+    assert {r["reward"] for r in records if r["source"]["policy"] == "inert"} == {0.0}
+    assert _calls(_record(records, "inert", "tool_rename")) == []
+    assert _calls(_record(records, "llm", "original")) == ["find_city", "get_weather"]
+    assert _calls(_record(records, "llm", "tool_rename")) == ["lookup_city", "fetch_weather"]
+    # the derangement: get_weather's operation is shown as find_city, find_city's as get_time
+    misled = _record(records, "llm", "misleading_names")
+    assert _calls(misled) == ["get_time", "find_city"]
+    back = INSPECT_READER.canonical(_episode(misled))
+    assert [c.name for m in back.messages for c in m.tool_calls or []] == [
+        "find_city",
+        "get_weather",
+    ]
+    config = json.loads((weather_study / "run_config.json").read_text())
+    assert config["task"] == f"{task_file}@weather" and config["user_model"] is None
+    doc = json.loads((weather_study / "probe.json").read_text())
+    assert _cell(doc, "llm", "tool_rename")["behavior_changed_rate"] == 0.0
+
+
+def _episode(record: dict):
+    from toolaudit.traces import Episode
+
+    return Episode.model_validate(record)
+
+
+def test_generic_reformat_keeps_values(weather_study: Path) -> None:
+    records = _records(weather_study)
+    original = _record(records, "llm", "original")
+    reformat = _record(records, "llm", "reformat")
+    assert reformat["source"]["agent_info"]["reformatted_returns"] == 2
+    shown = [m["content"] for m in reformat["messages"] if m["role"] == "tool"]
+    canonical = [m["content"] for m in original["messages"] if m["role"] == "tool"]
+    assert all(s.startswith('{\n  "result": {') for s in shown)
+    assert [json.loads(s)["result"] for s in shown] == [json.loads(c) for c in canonical]
+    back = INSPECT_READER.canonical(_episode(reformat))
+    assert [json.loads(m.content) for m in back.messages if m.role == "tool"] == [
+        json.loads(c) for c in canonical
+    ]
+
+
+def test_generic_logs_hold_the_shown_names_and_traces_reads_them(weather_study: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    log = weather_study / "logs" / "llm" / "tool_rename" / "paris_e0.eval"
+    sample = read_eval_log(str(log)).samples[0]
+    called = [c.function for m in sample.messages for c in getattr(m, "tool_calls", None) or []]
+    assert called == ["lookup_city", "fetch_weather"]
+    assert [m.function for m in sample.messages if m.role == "tool"] == called
+    out = subprocess.run(
+        [str(BIN / "toolaudit"), "traces", "inspect", str(log), "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    counts = json.loads(out.stdout)
+    assert (counts["tool_calls"], counts["tool_results"], counts["mean_reward"]) == (2, 2, 1.0)
+
+
+def test_generic_rescoring_exposes_a_name_reading_scorer(task_file: Path, tmp_path: Path) -> None:
+    """The same agent and trajectories: the answer-checking scorer's live and rescored
+    rewards agree under every condition (test above), while the scorer that reads the tool
+    name fails the renamed run live and passes the same run mapped back."""
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather_names",
+        "--policies", "llm", "--model", AGENT, "--conditions", "original,tool_rename",
+        "--task-ids", "paris", "--n-boot", "50", "--out", str(tmp_path), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    records = _records(tmp_path)
+    renamed = _record(records, "llm", "tool_rename")
+    assert (renamed["reward"], renamed["source"]["rescored_reward"]) == (0.0, 1.0)
+    original = _record(records, "llm", "original")
+    assert (original["reward"], original["source"]["rescored_reward"]) == (1.0, 1.0)
+    cell = _cell(json.loads((tmp_path / "probe.json").read_text()), "llm", "tool_rename")
+    assert (cell["vrg"], cell["vrg_rescored"], cell["behavior_changed_rate"]) == (1.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("weather_react", "never called generate()"), ("weather_no_tools", "offers no tools")],
+)
+def test_generic_run_whose_mutation_cannot_happen_is_refused_unrecorded(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, reason: str
+) -> None:
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", f"{task_file}@{name}",
+        "--policies", "inert", "--conditions", "original,tool_rename", "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert reason in err and name in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "records.jsonl").exists()
+    assert not (tmp_path / "run_config.json").exists()
+    assert list(tmp_path.rglob("*.eval")) == []
+
+
+def test_generic_config_refuses_tau2_only_policies_and_options(task_file: Path) -> None:
+    task = f"{task_file}@weather"
+    with pytest.raises(ConfigError, match="policy 'careful' needs the reference actions"):
+        HarnessStudyConfig(task=task, policies=("careful", "inert"))
+    with pytest.raises(ConfigError, match="no user simulator"):
+        HarnessStudyConfig(task=task, model=AGENT, user_model=AGENT)
+    with pytest.raises(ConfigError, match="no user simulator"):
+        HarnessStudyConfig(task=task, max_turns=3)
+    assert HarnessStudyConfig(task=task).run_policies() == ("inert",)
+    assert HarnessStudyConfig(task=task, model=AGENT).options()["user_model"] is None
+
+
+def test_generic_task_that_cannot_load_is_refused_before_the_folder_is_touched(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text(
+        "from inspect_ai import task\n\n@task\ndef oops():\n    raise RuntimeError('no data')\n"
+    )
+    cases = [
+        (str(tmp_path / "missing.py@x"), "not found"),
+        ("no_such_registry/task_name", "registry"),
+        (f"{broken}@oops", "Inspect cannot load it (RuntimeError: no data)"),
+        (f"{task_file}@no_such_task", "Inspect cannot load it"),
+    ]
+    for i, (task, message) in enumerate(cases):
+        out = tmp_path / f"out{i}"
+        assert main(["probe", "run", "--harness", "inspect", "--task", task,
+                     "--out", str(out)]) == 2  # fmt: skip
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) == 1
+        assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_generic_cli_end_to_end_run_then_analyze(task_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    run = subprocess.run(
+        [str(BIN / "toolaudit"), "probe", "run", "--harness", "inspect", "--task",
+         f"{task_file}@weather", "--policies", "inert", "--conditions", "original,tool_rename",
+         "--out", str(out), "--n-boot", "50"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert len(_records(out)) == 4
+    analyze = subprocess.run(
+        [str(BIN / "toolaudit"), "probe", "analyze", str(out), "--n-boot", "50", "--json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert analyze.returncode == 0, analyze.stderr
+    doc = json.loads((out / "probe.json").read_text())
+    assert doc["harness"] == "inspect" and doc["records"] == 4
+    assert _cell(doc, "inert", "tool_rename")["vrg"] == 0.0
+    assert doc["noop_baseline"]["run"]
+
+
+def _state_with_tools() -> tuple[object, list]:
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelName
+    from inspect_ai.solver import TaskState
+    from inspect_ai.tool import ToolFunction, tool
+
+    @tool
+    def find_city():
+        async def execute(name: str) -> str:
+            """Look up a city by name.
+
+            Args:
+                name: the city's name.
+            """
+            return '{"id": "c-1"}'
+
+        return execute
+
+    @tool
+    def get_weather():
+        async def execute(city_id: str) -> str:
+            """Get the weather of a city.
+
+            Args:
+                city_id: the city's id.
+            """
+            return '{"sky": "clear"}'
+
+        return execute
+
+    tools = [find_city(), get_weather()]
+    messages = [
+        ChatMessageSystem(content="Answer with get_weather after find_city."),
+        ChatMessageUser(content="Use get_weather for Paris."),
+    ]
+    state = TaskState(ModelName("mockllm/model"), "s", 1, "q", messages)
+    state.tools = tools
+    state.tool_choice = ToolFunction(name="get_weather")
+    return state, tools
+
+
+def test_generate_recorder_shows_mutated_tools_once_and_leaves_the_task_tools_alone() -> None:
+    """Two generate calls under the derangement: the model is offered the shown names both
+    times, messages are substituted once (a second pass would chain the derangement), and
+    the task's own tools keep their names."""
+    import anyio
+    from inspect_ai.tool import ToolDef
+
+    from toolaudit.probes._inspect_generic import GenerateRecorder
+
+    state, tools = _state_with_tools()
+    offered: list[list[tuple[str, str]]] = []
+
+    async def generate(state, tool_calls="loop", **kwargs):
+        offered.append([(ToolDef(t).name, ToolDef(t).description) for t in state.tools])
+        return state
+
+    recorder = GenerateRecorder("misleading_names", {})
+    wrapped = recorder.wrap(generate)
+
+    async def twice() -> None:
+        await wrapped(state)
+        await wrapped(state)
+
+    anyio.run(twice)
+    shown = [
+        ("get_weather", "Look up a city by name."),
+        ("find_city", "Get the weather of a city."),
+    ]
+    assert offered == [shown, shown]
+    assert state.tool_choice.name == "find_city"  # get_weather's operation, shown name
+    assert [m.text for m in state.messages] == [
+        "Answer with find_city after get_weather.",
+        "Use find_city for Paris.",
+    ]
+    assert [ToolDef(t).name for t in tools] == ["find_city", "get_weather"]
+    assert recorder.mutation().operation_of() == {
+        "get_weather": "find_city",
+        "find_city": "get_weather",
+    }
+    assert recorder.calls_with_tools == 2
