@@ -28,7 +28,8 @@ from inspect_ai import Task, task
 from inspect_ai.agent import react
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, scorer
-from inspect_ai.solver import generate, use_tools
+from inspect_ai.model import get_model
+from inspect_ai.solver import generate, solver, use_tools
 from inspect_ai.tool import tool
 
 CITIES = {"Paris": {"id": "c-1", "country": "France"}, "Oslo": {"id": "c-2", "country": "Norway"}}
@@ -119,6 +120,23 @@ def weather_names():
 @task
 def weather_react():
     return Task(dataset=dataset(), solver=react(tools=tools()), scorer=answer(), message_limit=4)
+
+
+@solver
+def peek_then_generate():
+    """Calls the model itself with the task's own tools first, then generate()."""
+
+    async def solve(state, generate):
+        await get_model().generate(state.messages, tools=tools())
+        return await generate(state)
+
+    return solve
+
+
+@task
+def weather_mixed():
+    return Task(dataset=dataset(), solver=[use_tools(tools()), peek_then_generate()],
+                scorer=answer())
 
 
 @task
@@ -269,6 +287,24 @@ def test_generic_run_whose_mutation_cannot_happen_is_refused_unrecorded(
     assert not (tmp_path / "records.jsonl").exists()
     assert not (tmp_path / "run_config.json").exists()
     assert list(tmp_path.rglob("*.eval")) == []
+
+
+def test_generic_model_call_outside_generate_is_refused_under_rename(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A solver that also calls the model with the task's own tools: the original run is
+    fine (nothing to mutate); the renamed run is refused, since one model call saw the
+    canonical names, and not recorded."""
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather_mixed",
+        "--policies", "inert", "--conditions", "original,tool_rename", "--task-ids", "paris",
+        "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "a model call outside generate() offered the tools ['find_city', 'get_time'" in err
+    assert [r["condition"] for r in _records(tmp_path)] == ["original"]
+    assert list((tmp_path / "logs" / "inert" / "tool_rename").glob("*.eval")) == []
 
 
 def test_generic_config_refuses_tau2_only_policies_and_options(task_file: Path) -> None:

@@ -99,15 +99,29 @@ class GenerateRecorder:
         self._original_of: dict[int, tuple[Any, Any]] = {}  # id(shown tool) -> (shown, tool)
         self._substituted: set[str] = set()
         self._choice: Any = None
+        self._shown_pairs: set[tuple[str, str]] = set()
 
-    def mutation(self) -> ToolMutation:
-        """The mutation the run was made under; a ConfigError when it never applied."""
+    def mutation(self, sample: Any = None) -> ToolMutation:
+        """The mutation the run was made under; a ConfigError when it never applied, or
+        when a model call of the recorded ``sample`` offered tools under names or
+        descriptions no ``generate`` call showed (the solver also calls the model itself)."""
         if self.problem is not None:
             raise ConfigError(self.problem)
         if self.generate_calls == 0:
             raise ConfigError(NEVER_GENERATED)
         if self._mutation is None:
             raise ConfigError(NO_TOOLS)
+        for event in (sample.events or []) if sample is not None else []:
+            if getattr(event, "event", None) != "model" or event.role is not None:
+                continue
+            offered = {(t.name, t.description) for t in event.tools}
+            if not offered <= self._shown_pairs:
+                unshown = sorted(n for n, _ in offered - self._shown_pairs)
+                raise ConfigError(
+                    f"a model call outside generate() offered the tools {unshown} as the "
+                    "task defines them (its solver also calls the model itself), so the "
+                    "mutation did not reach every call"
+                )
         return self._mutation
 
     def wrap(self, generate: Any) -> Any:
@@ -122,6 +136,8 @@ class GenerateRecorder:
         return mutated
 
     def _apply(self, state: Any) -> None:
+        from inspect_ai.tool import ToolDef
+
         from toolaudit.probes._inspect_tau2 import tool_names
 
         # tools shown in an earlier call are still in state.tools: start from their originals
@@ -131,6 +147,8 @@ class GenerateRecorder:
         shown = shown_tools(tools, mutation, self.memo)
         for s, t in zip(shown, tools, strict=True):
             self._original_of[id(s)] = (s, t)  # keeps s alive, so its id stays unique
+            d = ToolDef(s)
+            self._shown_pairs.add((d.name, d.description))
         self.calls_with_tools += 1
         state.tools = shown
         if state.tool_choice is not self._choice:  # not the one shown at an earlier call
@@ -257,6 +275,13 @@ class GenericDomain:
         self.task = task
         self._task: Any = None
         self._samples: dict[str, Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a parallel worker loads the task itself (a loaded task need not pickle)
+        return {"task": self.task, "_task": None, "_samples": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def loaded(self) -> Any:
         """The loaded Inspect ``Task`` (loaded on first use, once)."""

@@ -329,7 +329,8 @@ class InspectHarness:
         return agent, {"user": user}
 
     def _prepare(self, spec: InspectRunSpec, memo: dict[str, str]) -> tuple[Any, Any]:
-        """The one-sample task of a run, and what gives its mutation once it has run."""
+        """The one-sample task of a run, and what gives its mutation from the recorded
+        sample (a ConfigError where the mutation did not happen)."""
         from toolaudit.probes._inspect_generic import GenerateRecorder
         from toolaudit.probes._inspect_tau2 import tool_names
 
@@ -337,7 +338,7 @@ class InspectHarness:
             recorder = GenerateRecorder(spec.condition, memo)
             return self.domain.build_task(spec.sample_id, recorder), recorder.mutation
         mutation = tool_mutation(spec.condition, tool_names(self.domain.agent_tools()))
-        return self.domain.build_task(spec.sample_id, mutation, memo), lambda: mutation
+        return self.domain.build_task(spec.sample_id, mutation, memo), lambda _sample: mutation
 
     def run(self, spec: InspectRunSpec) -> Episode:
         """One eval of one sample; returns its Episode with the rescored reward."""
@@ -371,7 +372,7 @@ class InspectHarness:
             raise ConfigError(f"{target}: the run recorded no sample ({log.status})")
         sample = log.samples[0]
         try:
-            mutation = mutation_of_run()
+            mutation = mutation_of_run(sample)
         except ConfigError as exc:  # the mutation did not happen: nothing is recorded
             target.unlink()
             failed = ""
