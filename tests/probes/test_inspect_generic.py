@@ -443,3 +443,19 @@ def test_generate_recorder_shows_mutated_tools_once_and_leaves_the_task_tools_al
         "find_city": "get_weather",
     }
     assert recorder.calls_with_tools == 2
+
+
+def test_generic_registry_name_resolves_like_inspect_eval(task_file: Path, tmp_path: Path) -> None:
+    """A name in Inspect's task registry (here registered by loading the file, as an
+    installed package's entry point registers its tasks) is a task as ``inspect eval``
+    takes it."""
+    from toolaudit.probes._inspect_generic import GenericDomain
+    from toolaudit.probes._inspect_harness import InspectHarness, InspectRunSpec
+
+    GenericDomain(f"{task_file}@weather").loaded()
+    assert HarnessStudyConfig(task="weather_names").run_policies() == ("inert",)
+    harness = InspectHarness("weather_names", log_dir=tmp_path)
+    assert list(harness.task_ids()) == ["paris", "oslo"]
+    ep = harness.run(InspectRunSpec("weather_names", "oslo", "inert", "tool_rename", 0))
+    assert ep.task_id == "weather_names:oslo" and ep.reward == 0.0
+    assert ep.source["mutation"]["names"][0] == ["find_city", "lookup_city"]
