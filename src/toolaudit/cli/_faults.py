@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.cli._common import add_data_root, add_parser, default_data_root, print_json, progress
-from toolaudit.cli._validate import output_dir, seed
+from toolaudit.cli._validate import output_dir, resolved_path, seed
 
 if TYPE_CHECKING:
     from toolaudit.faults import FaultsResult
@@ -98,12 +98,12 @@ def _run(args: argparse.Namespace) -> int:
     root = args.data_root or default_data_root()
     source = args.source
     if source != "replay":
-        source = str(Path(source).resolve())
+        source = str(resolved_path(source, "--source"))
     try:
         config = FaultsConfig(
             source=source,
             domain=args.domain,
-            data_root=str(Path(root).resolve()) if root is not None else None,
+            data_root=str(resolved_path(root, "--data-root")) if root is not None else None,
             arms=tuple(args.arms) if args.arms else ARMS,
             k_max=args.k_max,
             tasks=args.tasks,

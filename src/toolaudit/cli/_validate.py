@@ -28,6 +28,7 @@ __all__ = [
     "output_dir",
     "output_file",
     "positive_int",
+    "resolved_path",
     "seed",
 ]
 
@@ -187,3 +188,16 @@ def existing_file(text: str) -> Path:
     if not path.exists():
         raise argparse.ArgumentTypeError(f"invalid value {text!r}; allowed: an existing file")
     return path
+
+
+def resolved_path(path: str | Path, option: str) -> Path:
+    """``Path(path).resolve()``; a symbolic link loop (Python 3.11 raises RuntimeError for
+    it) or a NUL byte is a ConfigError naming ``option`` and the path, not a crash."""
+    from toolaudit.errors import ConfigError
+    from toolaudit.report import visible
+
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        problem = "a NUL byte in the path" if "\0" in str(path) else "a symbolic link loop"
+        raise ConfigError(f"{option} {visible(str(path))}: {problem}") from None

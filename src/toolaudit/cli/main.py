@@ -35,6 +35,7 @@ from toolaudit.cli._common import (
     configure,
     read_config,
 )
+from toolaudit.cli._validate import resolved_path
 from toolaudit.errors import ConfigError, ToolAuditError
 from toolaudit.report import visible
 
@@ -315,9 +316,13 @@ def _absolute_inputs(args: argparse.Namespace) -> None:
         if key in _NOT_INPUTS:
             continue
         if isinstance(value, Path):
-            setattr(args, key, value.resolve())
+            setattr(args, key, resolved_path(value, _flag(key)))
         elif isinstance(value, list) and value and all(isinstance(v, Path) for v in value):
-            setattr(args, key, [v.resolve() for v in value])
+            setattr(args, key, [resolved_path(v, _flag(key)) for v in value])
+
+
+def _flag(dest: str) -> str:
+    return dest.replace("_", "-")
 
 
 def _log_level(args: argparse.Namespace) -> int:

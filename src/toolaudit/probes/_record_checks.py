@@ -10,7 +10,6 @@ without naming the record. Each is refused naming the file, the line and the fie
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,34 +17,14 @@ from typing import Any
 from toolaudit.errors import TraceFormatError
 from toolaudit.runs import refuse_duplicate
 from toolaudit.traces import Episode
+from toolaudit.traces._numbers import check_reward_scores, check_score
 
-#: The largest magnitude a reward or score of a study record may have. Every suite's
-#: scores are small numbers (rewards in [0, 1], proxy rewards of a few points); a value
-#: beyond this is a corrupted record, not a score.
-MAX_SCORE = 1e6
 _SCORES = ("rescored_reward", "true_quality", "proxy_reward")
-
-
-def check_score(value: Any, *, path: Path, line: int, field: str) -> None:
-    """TraceFormatError naming the field unless ``value`` is null or a finite number of
-    magnitude at most :data:`MAX_SCORE`."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TraceFormatError(path, line, field, f"expected a number, got {value!r}")
-    if not math.isfinite(value):
-        raise TraceFormatError(path, line, field, f"{value} is not a finite number")
-    if abs(value) > MAX_SCORE:
-        raise TraceFormatError(
-            path, line, field, f"{value:g} is no score (beyond ±{MAX_SCORE:g}): a corrupted record"
-        )
 
 
 def check_scores(ep: Episode, *, path: Path, line: int) -> None:
     """The record's reward, reward components and recorded scores."""
-    check_score(ep.reward, path=path, line=line, field="reward")
-    for name, value in (ep.reward_components or {}).items():
-        check_score(value, path=path, line=line, field=f"reward_components.{name}")
+    check_reward_scores(ep.reward, ep.reward_components, path=path, line=line)
     for key in _SCORES:
         check_score(ep.source.get(key), path=path, line=line, field=f"source.{key}")
 

@@ -21,10 +21,12 @@ from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.traces._convert import DEFAULT_THRESHOLD, ConversionCounts, episodes_to_examples
 from toolaudit.traces._domain import FORMAT as DOMAIN_FORMAT
 from toolaudit.traces._domain import is_domain_dir
+from toolaudit.traces._files import input_kind
 from toolaudit.traces._inspect_ai import load_inspect, looks_like_inspect
-from toolaudit.traces._jsonl import read_jsonl
+from toolaudit.traces._jsonl import iter_json_objects, read_jsonl, validate_record
 from toolaudit.traces._mapping import FieldMapping, load_mapped
 from toolaudit.traces._mapping_episodes import load_mapped_episodes
+from toolaudit.traces._numbers import check_reward_scores, parse_int
 from toolaudit.traces._schema import Episode, Example
 from toolaudit.traces._source import first_record_line, read_json_document
 from toolaudit.traces._tau2 import load_tau2, looks_like_tau2
@@ -46,7 +48,10 @@ RecordKind = Literal["episodes", "examples", "domain"]
 
 
 def _load_episode_jsonl(path: Path) -> Iterator[Episode]:
-    return read_jsonl(path, Episode)
+    for line, obj in iter_json_objects(path):
+        ep = validate_record(Episode, obj, path, line)
+        check_reward_scores(ep.reward, ep.reward_components, path=path, line=line)
+        yield ep
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +103,7 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
         'tau2-domain'
     """
     path = Path(path)
-    if path.is_dir():
+    if input_kind(path) == "dir":  # a link loop, a FIFO or a device is refused here
         if is_domain_dir(path):
             return "tau2-domain"
         if is_tau2_dir(path):
@@ -110,14 +115,12 @@ def detect_format(path: str | Path, *, mapping: FieldMapping | None = None) -> T
             "a folder, but neither a tau2 domain folder (tasks.json) nor a tau2 results "
             "folder (results.json + simulations/)",
         )
-    if not path.is_file():
-        raise TraceFormatError(path, None, None, "no such file")
     if mapping is None and looks_like_inspect(path):
         return "inspect"
     lineno, text = first_record_line(path)
     try:
-        first = json.loads(text)
-    except json.JSONDecodeError:
+        first = json.loads(text, parse_int=parse_int)
+    except ValueError:  # malformed JSON: not JSONL; read whole below, which names the line
         first = None
     except RecursionError:
         raise TraceFormatError(path, lineno, None, "JSON nested too deeply") from None

@@ -29,7 +29,6 @@ Each sample becomes one Episode:
 from __future__ import annotations
 
 import logging
-import math
 import re
 import zipfile
 from collections.abc import Iterator
@@ -37,6 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import MissingDependencyError, TraceFormatError
+from toolaudit.traces._files import open_regular
+from toolaudit.traces._numbers import check_score
 from toolaudit.traces._schema import Episode, Message, ToolCall
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,7 +59,7 @@ def looks_like_inspect(path: str | Path) -> bool:
     path = Path(path)
     if not path.is_file():
         return False
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(256)
     if path.suffix == ".eval":
         return True  # a truncated or corrupt archive is reported when read, naming the file
@@ -130,7 +131,7 @@ def load_inspect(path: str | Path) -> Iterator[Episode]:
 
 
 def _is_json(path: Path) -> bool:
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         return bool(_JSON_HEAD.match(fh.read(256)))
 
 
@@ -188,7 +189,7 @@ def _iter_json_samples(path: Path) -> Iterator[EvalSample]:
     from inspect_ai.log import EvalSample
     from pydantic import ValidationError
 
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         items = ijson.items(fh, "samples.item", use_float=True)
         index = 0
         while True:
@@ -222,7 +223,7 @@ def _check_samples_is_a_list(path: Path) -> None:
     samples."""
     import ijson
 
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         try:
             for prefix, event, _ in ijson.parse(fh, use_float=True):
                 if prefix == "samples" and event != "map_key":
@@ -359,10 +360,7 @@ def _reward(
         if i == 0:
             reward = components[name]
     for name, v in components.items():
-        if not math.isfinite(v):
-            raise TraceFormatError(
-                path, None, f"{record}.scores.{name}", f"{v} is not a finite number"
-            )
+        check_score(v, path=path, line=None, field=f"{record}.scores.{name}")
     return reward, components
 
 

@@ -10,6 +10,8 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from toolaudit.errors import TraceFormatError
+from toolaudit.traces._files import open_regular
+from toolaudit.traces._numbers import parse_int
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,7 +26,7 @@ def iter_text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     in memory at a time. Raises a located error on bad bytes or an empty file."""
     path = Path(path)
     seen = False
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
                 text = raw.decode("utf-8")
@@ -43,13 +45,15 @@ def iter_json_objects(path: str | Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line; one line in memory at a time."""
     for lineno, text in iter_text_lines(path):
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_int=parse_int)
         except json.JSONDecodeError as exc:
             raise TraceFormatError(
                 path, lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
             ) from None
         except RecursionError:
             raise TraceFormatError(path, lineno, None, "JSON nested too deeply") from None
+        except ValueError as exc:  # any other number the parser cannot convert
+            raise TraceFormatError(path, lineno, None, f"unreadable JSON ({exc})") from None
         if not isinstance(obj, dict):
             raise TraceFormatError(
                 path, lineno, None, f"expected a JSON object, got {type(obj).__name__}"

@@ -23,6 +23,7 @@ from toolaudit.traces._mapping import (
     search,
     select,
 )
+from toolaudit.traces._numbers import check_score
 from toolaudit.traces._schema import Episode, Message, ToolCall
 from toolaudit.traces._source import as_text, kind_of
 
@@ -47,6 +48,8 @@ def load_mapped_episodes(path: str | Path, mapping: FieldMapping) -> Iterator[Ep
 
 def _number(value: Any, expr: str, *, path: Path, line: int, kind: str) -> float:
     if isinstance(value, bool | int | float):
+        if kind == "reward":
+            check_score(float(value), path=path, line=line, field=expr)
         return float(value)
     raise TraceFormatError(
         path, line, expr, f"{kind} must be a number or boolean, got {type(value).__name__}"
@@ -76,6 +79,9 @@ def _episode(obj: dict[str, Any], m: FieldMapping, *, path: Path, line: int) -> 
         raise TraceFormatError(
             path, line, m.reward_components, "reward components must be an object of numbers"
         )
+    for k, v in (components or {}).items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            check_score(v, path=path, line=line, field=f"{m.reward_components}.{k}")
     termination = get("termination_reason", m.termination_reason, required=True)
     condition = get("condition", m.condition, required=True)
     return Episode(

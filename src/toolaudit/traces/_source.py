@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import TraceFormatError
+from toolaudit.traces._files import read_regular
 from toolaudit.traces._jsonl import iter_text_lines
+from toolaudit.traces._numbers import HugeNumber, parse_int
 
 _MISSING = object()
 
@@ -22,10 +24,12 @@ def read_json_document(path: str | Path) -> Any:
     """Parse a whole JSON document (tau2-bench and tau-bench results are single documents).
 
     Raises TraceFormatError with the line of the problem for empty files, bytes that are
-    not UTF-8 and malformed JSON.
+    not UTF-8 and malformed JSON, and without reading for anything but a regular file (a
+    link loop, a FIFO, a device). Integers too long for Python are kept as
+    :class:`~toolaudit.traces._numbers.HugeNumber`, refused where a field is read.
     """
     path = Path(path)
-    raw = path.read_bytes()
+    raw = read_regular(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -34,13 +38,15 @@ def read_json_document(path: str | Path) -> Any:
     if not text.strip():
         raise TraceFormatError(path, None, None, "file is empty (no JSON records)")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         raise TraceFormatError(
             path, exc.lineno, None, f"malformed JSON at column {exc.colno} ({exc.msg})"
         ) from None
     except RecursionError:
         raise TraceFormatError(path, None, None, "JSON nested too deeply") from None
+    except ValueError as exc:  # any other number the parser cannot convert
+        raise TraceFormatError(path, None, None, f"unreadable JSON ({exc})") from None
 
 
 def first_record_line(path: str | Path) -> tuple[int, str]:
@@ -79,6 +85,8 @@ def field(
         raise TraceFormatError(
             path, line, name, f"expected {_kind_name(kind)}, got {_kind_name(type(value))}"
         )
+    if isinstance(value, HugeNumber):
+        raise TraceFormatError(path, line, name, f"{value} is too long to be a number here")
     if isinstance(value, float) and not math.isfinite(value):
         raise TraceFormatError(path, line, name, f"{value} is not a finite number")
     return value
@@ -99,6 +107,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
         float: "a number",
         bool: "a boolean",
         type(None): "null",
+        HugeNumber: "an integer too long to read",
     }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 

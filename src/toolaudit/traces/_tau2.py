@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import TraceFormatError
+from toolaudit.traces._numbers import check_score
 from toolaudit.traces._schema import Episode, Message, ToolCall
 from toolaudit.traces._source import as_text, field, read_json_document
 
@@ -76,18 +77,18 @@ def sim_episode(sim: Any, *, where: str, index: int, path: Path, source: dict[st
     reward: float | None = None
     components: dict[str, float] | None = None
     if reward_info is not None:
-        reward = float(
-            field(
-                reward_info, "reward", path=path, where=_at(where, "reward_info"), kind=(int, float)
-            )
-        )
+        at = _at(where, "reward_info")
+        reward = float(field(reward_info, "reward", path=path, where=at, kind=(int, float)))
+        check_score(reward, path=path, line=None, field=f"{at}.reward")
         breakdown = reward_info.get("reward_breakdown")
         if isinstance(breakdown, dict):
+            at = _at(at, "reward_breakdown")
             components = {
-                str(k): float(field(breakdown, k, path=path, kind=(int, float),
-                                    where=_at(_at(where, "reward_info"), "reward_breakdown")))
+                str(k): float(field(breakdown, k, path=path, kind=(int, float), where=at))
                 for k, v in breakdown.items() if _is_number(v)
             }  # fmt: skip
+            for k, v in components.items():
+                check_score(v, path=path, line=None, field=f"{at}.{k}")
     sim_id = sim.get("id")
     return Episode(
         task_id=str(task_id),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import TraceFormatError
+from toolaudit.traces._numbers import check_score
 from toolaudit.traces._schema import Episode, Message, ToolCall
 from toolaudit.traces._source import as_text, field, read_json_document
 
@@ -78,6 +79,9 @@ def _episode(rec: Any, *, where: str, index: int, path: Path, source: dict[str, 
             for k, v in reward_info["info"].items()
             if k.startswith("r_") and isinstance(v, int | float) and not isinstance(v, bool)
         } or None  # fmt: skip
+    check_score(reward, path=path, line=None, field=f"{where}.reward")
+    for k, v in (components or {}).items():
+        check_score(v, path=path, line=None, field=f"{where}.info.reward_info.info.{k}")
     return Episode(
         task_id=str(task_id),
         trial=field(rec, "trial", path=path, where=where, kind=int, default=0),
