@@ -79,7 +79,7 @@ def test_cli_models_bad_messages_file(tmp_path, capsys):
     msgs = tmp_path / "m.json"
     msgs.write_text(json.dumps([{"role": "wizard", "content": "hi"}]))
     err = _run(["models", "score", "embedded:qwen", "--messages", str(msgs)], capsys)
-    assert f"{msgs}: messages[0], field 'role'" in err
+    assert f"{msgs}, field 'messages[0].role'" in err
     msgs.write_text("{not json")
     assert "not JSON" in _run(["models", "generate", PY, "--messages", str(msgs)], capsys)
 

@@ -14,6 +14,7 @@ are saved by hand.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -179,13 +180,29 @@ def _prepared_files(folder: Path) -> list[str]:
     )
 
 
-def _write_digests(folder: Path, files: dict[str, Digest]) -> None:
+def _write_digests(folder: Path, files: dict[str, Digest], *, verified: bool = False) -> None:
+    """Write the digest record. With ``verified`` (the files were just checked and only
+    their record is refreshed), a folder nothing can be written in keeps its record as it
+    is: the files are hashed again on the next load instead."""
     import json
 
     record = {n: {"sha256": d[0], "size": d[1], "mtime_ns": d[2]} for n, d in files.items()}
     tmp = folder / f".{DIGESTS}.{os.getpid()}"
-    tmp.write_text(json.dumps({"files": record}, indent=1, sort_keys=True) + "\n")
-    tmp.replace(folder / DIGESTS)
+    try:
+        tmp.write_text(json.dumps({"files": record}, indent=1, sort_keys=True) + "\n")
+        tmp.replace(folder / DIGESTS)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if verified:
+            logger.info("%s: its digest record cannot be refreshed (%s); files verified",
+                        folder, exc.strerror or exc)  # fmt: skip
+            return
+        raise ModelError(
+            f"{folder / DIGESTS}: cannot record the SHA-256 of the model files "
+            f"({exc.strerror or exc}); make the folder writable once, or rebuild it with "
+            "'toolaudit models prepare --force'"
+        ) from None
 
 
 def verify_prepared(folder: Path) -> None:
@@ -198,19 +215,23 @@ def verify_prepared(folder: Path) -> None:
     import json
 
     record = folder / DIGESTS
+    fix = "rebuild them with 'toolaudit models prepare --force' (or delete this folder)"
+    if record.exists() and not record.is_file():
+        raise ModelError(f"{record}: a folder or special file, not a digest record; {fix}")
     if not record.is_file():
         logger.info("%s: recording the SHA-256 of its files (prepared before they were kept)",
                     folder)  # fmt: skip
         _write_digests(folder, {n: current_digest(folder / n) for n in _prepared_files(folder)})
         return
-    fix = "rebuild them with 'toolaudit models prepare --force' (or delete this folder)"
     try:
         files = json.loads(record.read_text(encoding="utf-8"))["files"]
         expected: dict[str, Digest] = {
             str(k): (str(v["sha256"]), int(v["size"]), int(v["mtime_ns"])) for k, v in files.items()
         }
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         raise ModelError(f"{record}: not a digest record of toolaudit; {fix}") from None
+    except OSError as exc:
+        raise ModelError(f"{record}: cannot read it ({exc.strerror or exc}); {fix}") from None
     present = _prepared_files(folder)
     for name in sorted(set(expected) | set(present)):
         if name not in present or name not in expected:
@@ -218,7 +239,13 @@ def verify_prepared(folder: Path) -> None:
             raise ModelError(
                 f"{folder}: the prepared model files are damaged ({name} {why}); {fix}"
             )
-        got = current_digest(folder / name, expected[name])
+        try:
+            got = current_digest(folder / name, expected[name])
+        except OSError as exc:  # a dangling link, a loop, no permission
+            raise ModelError(
+                f"{folder}: the prepared model files are damaged ({name}: "
+                f"{exc.strerror or exc}); {fix}"
+            ) from None
         if got[0] != expected[name][0]:
             raise ModelError(
                 f"{folder}: the prepared model files are damaged ({name}: SHA-256 "
@@ -227,7 +254,22 @@ def verify_prepared(folder: Path) -> None:
             )
         if got != expected[name]:  # the same bytes, touched: remember the new time
             expected[name] = got
-            _write_digests(folder, expected)
+            _write_digests(folder, expected, verified=True)
+
+
+def is_prepared(folder: Path) -> bool:
+    """Whether ``folder`` is a prepared (converted) model folder: it carries a digest
+    record, or it lies in the cache's ``models/`` as written or as its links resolve (a
+    link to it, or a link in the cache to a folder elsewhere, is checked all the same)."""
+    models = cache_root() / "models"
+    inside = {Path(os.path.abspath(models)), models.resolve()}
+    if os.path.lexists(folder / DIGESTS):
+        return True
+    try:
+        seen = {Path(os.path.abspath(folder)), folder.resolve()}
+    except RuntimeError:  # Python 3.11's link loop
+        raise ModelError(f"{folder}: a symbolic link loop") from None
+    return any(p.is_relative_to(m) for p in seen for m in inside)
 
 
 def load_causal_lm(
@@ -251,7 +293,7 @@ def load_causal_lm(
         path = str(embedded_model_dir(spec.partition(":")[2]))
     else:
         path = spec
-    prepared = Path(path).resolve().is_relative_to((cache_root() / "models").resolve())
+    prepared = is_prepared(Path(path))
     if prepared:
         verify_prepared(Path(path))
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")

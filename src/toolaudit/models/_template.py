@@ -195,20 +195,43 @@ class ServedTokenizer:
         if not self.template:
             raise ModelError(f"{self.source}: the tokenizer has no chat template")
         if self._compiled is None:
-            self._compiled = _environment().from_string(self.template)
+            self._compiled = compile_template(self.template, source=self.source)
         if parse_arguments:
             shown = normalize_messages(messages)
         else:
             shown = text_messages(messages)
-        return str(
-            self._compiled.render(
-                messages=shown,
-                tools=list(tools) if tools else None,
-                documents=None,
-                add_generation_prompt=add_generation_prompt,
-                **self.special,
+        from jinja2.exceptions import SecurityError, TemplateError
+
+        try:
+            return str(
+                self._compiled.render(
+                    messages=shown,
+                    tools=list(tools) if tools else None,
+                    documents=None,
+                    add_generation_prompt=add_generation_prompt,
+                    **self.special,
+                )
             )
-        )
+        except SecurityError as exc:  # the sandbox refused an attribute or a call
+            raise ModelError(
+                f"{self.source}: its chat template does what the Jinja sandbox refuses ({exc})"
+            ) from None
+        except TemplateError as exc:  # an undefined filter or test met only when rendering
+            raise ModelError(f"{self.source}: its chat template fails to render ({exc})") from None
+
+
+def compile_template(template: str, *, source: str, where: str | None = None) -> Any:
+    """The template compiled in the sandbox; a syntax error is a ModelError naming
+    ``source`` (and the template's file, ``where``) and the template line."""
+    from jinja2.exceptions import TemplateSyntaxError
+
+    try:
+        return _environment().from_string(template)
+    except TemplateSyntaxError as exc:
+        at = f"{where}, " if where else ""
+        raise ModelError(
+            f"{source}: {at}chat template line {exc.lineno}: does not parse ({exc.message})"
+        ) from None
 
 
 def load_served_tokenizer(spec: str) -> ServedTokenizer:
@@ -253,14 +276,49 @@ def _special_text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _folder_template(folder: Path, config: dict[str, Any]) -> str | None:
+def _read_text(file: Path, *, source: str) -> str:
+    """A model folder's text file, decoded as UTF-8; anything else is one line."""
+    from toolaudit.traces._files import read_regular
+
+    try:
+        raw = read_regular(file)
+    except ValueError as exc:  # TraceFormatError: a FIFO, a device, a link loop
+        raise ModelError(f"tokenizer={source}: {exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"tokenizer={source}: {file}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _read_object(file: Path, *, source: str) -> dict[str, Any]:
+    """A model folder's JSON object (``tokenizer_config.json``, ``chat_template.json``)."""
+    try:
+        data = json.loads(_read_text(file, source=source))
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"tokenizer={source}: {file}: not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise ModelError(f"tokenizer={source}: {file}: unreadable JSON ({exc!r})") from None
+    if not isinstance(data, dict):
+        raise ModelError(
+            f"tokenizer={source}: {file}: expected a JSON object, got {type(data).__name__}"
+        )
+    return data
+
+
+def _folder_template(folder: Path, config: dict[str, Any], *, source: str) -> str | None:
     jinja = folder / "chat_template.jinja"
     if jinja.is_file():
-        return jinja.read_text(encoding="utf-8")
+        return _read_text(jinja, source=source)
     as_json = folder / "chat_template.json"
     if as_json.is_file():
-        data = json.loads(as_json.read_text(encoding="utf-8"))
-        return str(data.get("chat_template") or "") or None
+        data = _read_object(as_json, source=source)
+        text = data.get("chat_template")
+        if text is not None and not isinstance(text, str):
+            raise ModelError(
+                f"tokenizer={source}: {as_json}, field 'chat_template': expected a string, "
+                f"got {type(text).__name__}"
+            )
+        return text or None
     template = config.get("chat_template")
     if isinstance(template, list):  # named templates: the default one
         named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
@@ -283,16 +341,15 @@ def _from_folder(folder: Path, *, source: str) -> ServedTokenizer:
     config: dict[str, Any] = {}
     cfg_file = folder / "tokenizer_config.json"
     if cfg_file.is_file():
-        try:
-            config = json.loads(cfg_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ModelError(f"tokenizer={source}: {cfg_file}: not JSON ({exc})") from None
+        config = _read_object(cfg_file, source=source)
     special = {
         k: text
         for k in ("bos_token", "eos_token", "unk_token", "pad_token")
         if (text := _special_text(config.get(k)))
     }
-    template = _folder_template(folder, config)
+    template = _folder_template(folder, config, source=source)
+    if template is not None:  # a template that does not parse is refused now, not mid-run
+        compile_template(template, source=f"tokenizer={source}", where=str(folder))
     if template is None and tok.token_to_id("<start_of_turn>") is not None:
         from toolaudit.models._gemma import GEMMA_CHAT_TEMPLATE
 
@@ -368,4 +425,6 @@ def _from_gguf(path: Path, *, source: str) -> ServedTokenizer:
             special[f"{key}_token"] = tokens[idx]
     add_bos = bool(_gguf_value(fields, "tokenizer.ggml.add_bos_token"))
     template = _gguf_value(fields, "tokenizer.chat_template")
+    if template:
+        compile_template(template, source=f"tokenizer={source}", where=str(path))
     return ServedTokenizer(tok, template=template, special=special, add_bos=add_bos, source=source)
