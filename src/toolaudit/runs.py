@@ -24,7 +24,7 @@ Example:
     >>> check_run_config(d, {"model": "embedded", "scoring": "yesno"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    toolaudit.errors.ConfigError: ... made with scoring='options', but this run has scoring='yesno'; ...
+    toolaudit.errors.ConfigError: ... made with scoring="options", but this run has scoring="yesno"; ...
 """
 
 from __future__ import annotations
@@ -99,10 +99,37 @@ def check_run_config(
     if options is not None and head in options:
         key = options[head] + dot + rest
     raise ConfigError(
-        f"{folder} holds a run made with {key}={then!r}, but this run has {key}={now!r}; "
-        f"results of different options must not mix: use another --out (or delete the "
-        f"folder {folder} to start over)"
+        f"{folder} holds a run made with {key}={short_value(then)}, but this run has "
+        f"{key}={short_value(now)}; runs of other options must not mix: use another --out, "
+        "or delete that folder to start over"
     )
+
+
+def short_value(value: Any, width: int = 30) -> str:
+    """A recorded option's value for a one-line message: JSON, cut to ``width``
+    characters with its size said when longer (a list of ten class records is not
+    printed whole; a list of named records is shown by its names).
+
+    >>> short_value("pdb_id"), short_value([1, 2])
+    ('"pdb_id"', '[1, 2]')
+    >>> short_value([{"name": "pdb_id", "pattern": "[0-9][A-Z0-9]{3}"}])
+    '["pdb_id"]'
+    >>> short_value([{"name": f"class_{i}", "pattern": "[A-Z]+"} for i in range(10)])
+    '["class_0", "class_1", "cla…] (10 items)'
+    """
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, dict) and isinstance(v.get("name"), str) for v in value)
+    ):
+        value = [v["name"] for v in value]  # records by their names
+    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    if len(text) <= width:
+        return text
+    size = ""
+    if isinstance(value, list | dict):
+        size = f" ({len(value)} item{'' if len(value) == 1 else 's'})"
+    return text[: width - 3] + "…" + text[-1] * isinstance(value, list | dict) + size
 
 
 def first_difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any] | None:

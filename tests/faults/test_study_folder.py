@@ -161,8 +161,9 @@ def test_the_start_over_advice_never_mixes_options(
     folder: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     err = _error([*_run(folder, shared_data), "--seed", "3"], capsys)
-    assert "--seed=0" in err and f"delete the folder {folder}" in err
-    assert "delete" not in err.split("delete the folder")[0]  # not "delete run_config.json"
+    assert f"error: {folder} holds a run made with --seed=0" in err
+    assert "delete that folder to start over" in err  # the folder, not run_config.json
+    assert "delete" not in err.split("delete that folder")[0]
 
 
 def test_a_run_that_fails_on_its_model_leaves_no_folder(

@@ -121,7 +121,8 @@ def test_the_start_over_advice_is_the_whole_folder(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     err = _error(["probe", "run", "--out", str(folder), *RUN[:-3], "--tasks", "3"], capsys)
-    assert "--tasks" in err and f"delete the folder {folder} to start over" in err
+    assert f"error: {folder} holds a run made with --tasks" in err
+    assert "delete that folder to start over" in err
 
 
 @pytest.mark.parametrize(
