@@ -11,7 +11,8 @@ import pytest
 
 from toolaudit.cli.main import main
 from toolaudit.errors import TraceFormatError
-from toolaudit.models import check_messages, content_text
+from toolaudit.models import check_messages
+from toolaudit.models._messages import content_text
 
 NO_MODEL = "hf:/nonexistent/toolaudit-model"  # a check after loading would fail on this
 

@@ -31,7 +31,7 @@ from toolaudit.models._embedded import (
     embedded_model_dir,
     verify_prepared,
 )
-from toolaudit.models._messages import check_messages, content_text
+from toolaudit.models._messages import check_messages
 from toolaudit.models._registry import (
     ModelSpec,
     load_model,
@@ -69,7 +69,6 @@ __all__ = [
     "SklearnModel",
     "call_reply_probabilities",
     "check_messages",
-    "content_text",
     "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",

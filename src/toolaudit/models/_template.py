@@ -278,7 +278,7 @@ def _special_text(value: Any) -> str | None:
 
 def _read_text(file: Path, *, source: str) -> str:
     """A model folder's text file, decoded as UTF-8; anything else is one line."""
-    from toolaudit.traces._files import read_regular
+    from toolaudit.traces import read_regular
 
     try:
         raw = read_regular(file)

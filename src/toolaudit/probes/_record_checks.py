@@ -16,8 +16,7 @@ from typing import Any
 
 from toolaudit.errors import TraceFormatError
 from toolaudit.runs import refuse_duplicate
-from toolaudit.traces import Episode
-from toolaudit.traces._numbers import check_reward_scores, check_score
+from toolaudit.traces import Episode, check_reward_scores, check_score
 
 _SCORES = ("rescored_reward", "true_quality", "proxy_reward")
 

@@ -15,6 +15,7 @@ from toolaudit.traces._convert import (
     episodes_to_examples,
 )
 from toolaudit.traces._domain import Domain, DomainTask, ReferenceAction, load_domain
+from toolaudit.traces._files import read_regular
 from toolaudit.traces._formats import (
     FORMAT_NAMES,
     FORMATS,
@@ -26,6 +27,7 @@ from toolaudit.traces._formats import (
 from toolaudit.traces._inspect_ai import sample_episode
 from toolaudit.traces._jsonl import iter_json_objects, read_jsonl, validate_record, write_jsonl
 from toolaudit.traces._mapping import FieldMapping
+from toolaudit.traces._numbers import check_reward_scores, check_score
 from toolaudit.traces._schema import (
     ChatMessage,
     Episode,
@@ -39,6 +41,9 @@ from toolaudit.traces._summary import TraceSummary, inspect_path, summary_rows
 from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [
+    "check_reward_scores",
+    "check_score",
+    "read_regular",
     "iter_json_objects",
     "kind_of",
     "validate_record",
