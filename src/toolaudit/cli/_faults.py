@@ -88,7 +88,7 @@ def register(sub: Any) -> None:
     )
     ana.add_argument("dir", type=Path, help="a folder written by 'faults run'")
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
-    ana.set_defaults(func=_analyze)
+    ana.set_defaults(func=_analyze, config_replay=_replay_run_dir)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -146,3 +146,9 @@ def write_faults_report(out: Path, result: FaultsResult) -> None:
     doc = result.model_dump(mode="python", exclude_unset=True)
     sections = with_fallbacks([report_section(doc)], result.fallbacks, title="Faults")
     write_report(out, "toolaudit faults", sections)
+
+
+def _replay_run_dir(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A ``--config`` replay of ``faults.json`` by ``faults analyze``: the run folder is
+    the one the results file lies in (the run writes it there)."""
+    return config if "dir" in config else {**config, "dir": str(path.parent)}

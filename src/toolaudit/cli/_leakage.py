@@ -113,7 +113,7 @@ def register(sub: Any) -> None:
     add_mapping_option(p)
     add_fail_on(p, LEAKAGE_GATES)
     p.add_argument("--json", action="store_true", help="print the scope table as JSON")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, config_replay=replay_features)
 
 
 #: The leakage verdicts a ``--fail-on`` gate can name (``VERDICT_KINDS``).
@@ -257,3 +257,31 @@ def run(args: argparse.Namespace) -> int:
             ]
             print(f"  {f}: " + ", ".join(cells))
     return gate_exit(args, [verdict["kind"]])
+
+
+def replay_features(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A ``--config`` replay's options from the recorded feature sets: the records are
+    replayed by name, so a ``min_df`` or ``max_features`` that differs from the set's
+    default (``--min-df``, ``--max-features``) is turned back into its option."""
+    from toolaudit.leakage import FEATURE_SETS
+
+    records = config.get("features")
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        return config
+    out = dict(config)
+    min_dfs = {
+        r.get("min_df") for r in records if r.get("name") in FEATURE_SETS
+        and r.get("min_df") != FEATURE_SETS[r["name"]].min_df
+    }  # fmt: skip
+    if len(min_dfs) == 1 and "min_df" not in config:
+        out["min_df"] = min_dfs.pop()
+    caps = [
+        f"{r['name']}={r['max_features']}"
+        for r in records
+        if r.get("name") in FEATURE_SETS
+        and r.get("max_features") is not None
+        and r.get("max_features") != FEATURE_SETS[r["name"]].max_features
+    ]
+    if caps and "max_features" not in config:
+        out["max_features"] = caps
+    return out

@@ -144,7 +144,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dir", type=Path, help="study folder holding records.jsonl")
     p.add_argument("--seed", type=seed, default=0, help="bootstrap and simulated-judge seed")
     _analysis_options(p)
-    p.set_defaults(func=_analyze)
+    p.set_defaults(func=_analyze, config_replay=_replay_study_dir)
 
     p = add_parser(
         psub,
@@ -606,3 +606,9 @@ def _judge(args: argparse.Namespace) -> int:
             f"{_f(b['disagreement'], 0)} on {b['n_records']} records\n"
         )
     return 0
+
+
+def _replay_study_dir(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A ``--config`` replay of ``probe.json``: the study folder is the one the results
+    file lies in (``probe analyze`` writes it there), unless the record names one."""
+    return config if "dir" in config else {**config, "dir": str(path.parent)}

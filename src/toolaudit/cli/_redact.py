@@ -125,7 +125,7 @@ def register(sub: Any) -> None:
         "that renders a chat)",
     )
     p.add_argument("--json", action="store_true", help="print redaction.json on stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, config_replay=_replay_eval)
 
 
 def _eval_filter(specs: list[str]) -> dict[str, list[str]]:
@@ -201,3 +201,20 @@ def run(args: argparse.Namespace) -> int:
             f"calls: {calls['made']} made, {calls['cached']} cached; wrote {visible(str(out))}\n"
         )
     return 0
+
+
+def _replay_eval(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A ``--config`` replay's ``--eval``: the recorded filter (``{"split": ["test"]}``)
+    as the option's ``KEY=VALUE[,VALUE]`` texts."""
+    recorded = config.get("eval")
+    if not isinstance(recorded, dict):
+        return config
+    specs = []
+    for key, values in recorded.items():
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ConfigError(
+                f"{path}, field 'meta.config.eval.{key}': expected a list of strings, "
+                f"got {values!r}"
+            )
+        specs.append(f"{key}={','.join(values)}")
+    return {**config, "eval": specs}

@@ -222,6 +222,12 @@ def _replay(value: Any, action: argparse.Action, key: str, path: Path) -> Any:
     if isinstance(value, list) and not many:
         option = action.option_strings[0] if action.option_strings else key
         raise ConfigError(f"{where}: a list, but {option} takes one value")
+    if isinstance(value, bool) and not _is_switch(action):
+        # bool is an int subclass: true would replay as 1 (n_boot=1, margin=1.0)
+        option = action.option_strings[0] if action.option_strings else key
+        raise ConfigError(
+            f"{where}: {str(value).lower()}, but {option} takes a value, not a switch"
+        )
     convert = action.type if callable(action.type) else None
     if convert is None or isinstance(value, bool):
         return value
@@ -251,6 +257,10 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
     if not name:
         raise ConfigError.invalid("--config", "a results file given to a subcommand", str(path))
     command, config = read_config(path)
+    # where the replay writes is the command line's choice (or its default), never the
+    # recorded run's: a results file must not pick a folder to write in
+    for key in _NEVER_REPLAYED:
+        config.pop(key, None)
     recorded = (command or "").removeprefix("toolaudit ").strip()
     if recorded and recorded.split(" ")[0] != name.split(" ")[0]:
         from toolaudit.errors import TraceFormatError
@@ -258,7 +268,12 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
         raise TraceFormatError(
             path, None, "meta.command", f"results of 'toolaudit {recorded}', not of '{name}'"
         )
-    actions = {a.dest: a for a in target._actions if a.dest not in ("help", "config")}
+    hook = target.get_default("config_replay")
+    if callable(hook):  # the subcommand turns records of its own into options
+        config = hook(config, path)
+    actions = {
+        a.dest: a for a in target._actions if a.dest not in ("help", "config", "config_replay")
+    }
     replayed: dict[str, Any] = {}
     pending = list(config.items())
     while pending:
@@ -297,12 +312,15 @@ def apply_config(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[s
                 raise ConfigError.invalid(f"{key} (from {path})", list(action.choices), value)
         if not action.option_strings:  # positional: optional now, defaulting to the record
             action.nargs = "*" if action.nargs in ("+", "*") else "?"
-            action.required = False
+        action.required = False  # a required option (redact --model) given by the record
         action.default = value
         replayed[action.dest] = value
     logger.info("--config %s replays %s", path, ", ".join(sorted(replayed)) or "nothing")
     return replayed
 
+
+#: Recorded options a ``--config`` replay never takes: where to write.
+_NEVER_REPLAYED = ("out",)
 
 #: Parsed options that name outputs, caches or the replayed file, never inputs.
 _NOT_INPUTS = frozenset({"out", "dir", "cache", "study", "report", "config"})

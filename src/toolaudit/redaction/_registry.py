@@ -126,7 +126,12 @@ def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
         builtin = BUILTIN_CLASSES.get(name)
         mode = builtin.mode if builtin else "values"
         # dict.fromkeys keeps order while dropping repeats.
-        out.append(make_class(name, dict.fromkeys(sources[name]), mode=mode))
+        kept = list(dict.fromkeys(sources[name]))
+        # a built-in named as it is (a --config replay of the defaults) is that class,
+        # description included, so its results are the defaults' byte for byte
+        same = builtin is not None and kept == list(builtin.sources)
+        description = builtin.description if builtin is not None and same else ""
+        out.append(make_class(name, kept, mode=mode, description=description))
     return out
 
 
