@@ -215,3 +215,17 @@ def test_parse_int_keeps_over_long_integers_as_huge_numbers() -> None:
     assert str(parse_int("-" + "9" * 4400)) == "a 4,400-digit integer"
     with pytest.raises(TraceFormatError, match="field 'r': a 5,000-digit integer is no score"):
         check_score(huge, path="f.json", line=3, field="r")
+
+
+def test_traces_convert_refused_late_in_a_file_writes_no_out(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    doc = json.loads(src.read_text())
+    doc["simulations"][-1]["reward_info"]["reward"] = 1e30  # the last run: after others
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "out.jsonl"
+    err = _refused(capsys, ["traces", "convert", str(path), "--out", str(out)])
+    last = len(doc["simulations"]) - 1
+    assert f"field 'simulations[{last}].reward_info.reward': 1e+30 is no score" in err
+    assert not out.exists()
