@@ -229,3 +229,13 @@ def test_traces_convert_refused_late_in_a_file_writes_no_out(
     last = len(doc["simulations"]) - 1
     assert f"field 'simulations[{last}].reward_info.reward': 1e+30 is no score" in err
     assert not out.exists()
+
+
+def test_tau2_dir_whose_simulations_folder_links_elsewhere_is_refused(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    folder = save_dir(src, tmp_path / "run", index=False)
+    (folder / "simulations").rename(tmp_path / "elsewhere")
+    (folder / "simulations").symlink_to(tmp_path / "elsewhere")
+    err = _refused(capsys, ["traces", "inspect", str(folder)])
+    assert f"{folder / 'simulations'}: a link leading outside run/, not read" in err

@@ -97,6 +97,10 @@ def _simulation_files(meta: dict[str, Any], meta_path: Path, sims_dir: Path) -> 
     on_disk = sorted(sims_dir.glob("*.json"))
     index = meta.get("simulation_index")
     inside = _resolved(sims_dir)
+    if inside.parent != _resolved(meta_path.parent):  # simulations/ is a link elsewhere
+        raise TraceFormatError(
+            sims_dir, None, None, f"a link leading outside {meta_path.parent.name}/, not read"
+        )
     if index is None:
         if not on_disk:
             raise TraceFormatError(sims_dir, None, None, "no simulation files (*.json)")
