@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json, progress
+from toolaudit.cli._judge_audit import add_judge_audit
 from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
 from toolaudit.report import visible, with_fallbacks
@@ -40,7 +41,7 @@ def _sign_text(p: float | None) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``probe run|analyze|compare|judge|reruns``."""
+    """Add ``probe run|analyze|compare|judge|judge-audit|reruns``."""
     probe = sub.add_parser(
         "probe",
         help="did a score change come from the agent, the environment or the verifier?",
@@ -216,6 +217,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=output_dir, default=None, help="write DIR/judge.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_judge)
+    add_judge_audit(psub)
 
 
 def _analysis_options(p: argparse.ArgumentParser) -> None:

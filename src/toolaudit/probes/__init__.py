@@ -4,7 +4,8 @@ Entry points: :func:`run_probe_study` / :func:`analyze_study` (the controlled Re
 suite), :class:`HarnessStudyConfig` / :func:`run_harness_records` (a real Inspect AI task,
 tau2-bench through inspect_evals, under the same mutations), :func:`compare_files` (two imported result files as a paired comparison),
 :func:`judge_records` (a real judge through ``toolaudit.models``) and :func:`judge_audit`
-(verdict records), and the mutations in ``CONDITIONS``.
+(verdict records), :func:`judge_audit_traces` (the seed's judge audit on any trace
+file), and the mutations in ``CONDITIONS``.
 """
 
 from toolaudit.probes._analysis import (
@@ -40,6 +41,10 @@ from toolaudit.probes._judge_protocol import (
     JudgeConfig,
     judge_records,
 )
+from toolaudit.probes._judge_run import JudgeAuditConfig, select_records
+from toolaudit.probes._judge_seed import seed_judge_audit
+from toolaudit.probes._judge_traces import judge_audit_traces
+from toolaudit.probes._judge_views import AUDIT_VIEWS, PRESENTATION_VIEWS
 from toolaudit.probes._llm_agent import DEFAULT_MODEL, llm_factory
 from toolaudit.probes._llm_contract import PROBE_LLM_AUDIT
 from toolaudit.probes._mutations import (
@@ -55,6 +60,7 @@ from toolaudit.probes._mutations import (
     invert_episode,
 )
 from toolaudit.probes._policies import Agent
+from toolaudit.probes._procedure_reasons import classify_reason
 from toolaudit.probes._report import compare_section, study_section
 from toolaudit.probes._runconfig import check_run_config, read_run_config
 from toolaudit.probes._stats import (
@@ -91,6 +97,13 @@ __all__ = [
     "PROBE_LLM_AUDIT",
     "PROBE_TAU2_AUDIT",
     "JudgeConfig",
+    "JudgeAuditConfig",
+    "AUDIT_VIEWS",
+    "PRESENTATION_VIEWS",
+    "classify_reason",
+    "judge_audit_traces",
+    "seed_judge_audit",
+    "select_records",
     "Replicates",
     "check_run_config",
     "cluster_mean_replicates",

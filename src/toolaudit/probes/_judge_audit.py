@@ -44,6 +44,8 @@ class VerdictRecord(BaseModel):
     verdict: Verdict
     native_reward: float | None = None
     reply: str | None = None
+    task_id: str | None = None
+    reason: str | None = None
 
 
 def read_verdicts(path: str | Path) -> list[VerdictRecord]:
@@ -108,6 +110,9 @@ def judge_audit(
         table[key] = v.verdict
     keys_all = {(v.judge, v.view, v.repeat, v.record_id) for v in verdicts}
     native = {v.record_id: v.native_reward for v in verdicts if v.native_reward is not None}
+    # Intervals resample whole tasks when the records name theirs (records of one task
+    # are not independent), else whole records.
+    cluster = {v.record_id: v.task_id or v.record_id for v in verdicts}
     judges = sorted({k[0] for k in keys_all})
     views = sorted({k[1] for k in keys_all})
     repeats = sorted({k[2] for k in keys_all})
@@ -121,13 +126,13 @@ def judge_audit(
         for rec in records:
             for view in views:
                 got = [table[(j, view, r, rec)] for r in repeats if (j, view, r, rec) in table]
-                rep_pairs += [(rec, a != b) for a, b in combinations(got, 2)]
+                rep_pairs += [(cluster[rec], a != b) for a, b in combinations(got, 2)]
             for r in repeats:
                 base = table.get((j, ref, r, rec))
                 for view in views:
                     other = table.get((j, view, r, rec))
                     if view != ref and base is not None and other is not None:
-                        view_pairs.append((rec, base != other))
+                        view_pairs.append((cluster[rec], base != other))
             got_ref = [table[(j, ref, r, rec)] for r in repeats if (j, ref, r, rec) in table]
             if got_ref:
                 majority[j][rec] = _majority(got_ref)

@@ -1,0 +1,260 @@
+"""Running the seed's judge audit on any trace file: choosing records, gathering what the
+judge reads, and asking every judge for every (record, view, repeat), resumably.
+
+* :func:`select_records` makes a seeded, stratified choice: native pass and native fail
+  are taken in turn, and within each, tasks in turn, so both outcomes and several tasks
+  are represented.
+* :func:`judge_contexts` finds each record's task criteria (the trace file's own tau2
+  task list, else the domain's ``tasks.json`` under the data root), the domain policy
+  (``<data root>/tau2/domains/<domain>/policy.md``, else the trace's system messages) and
+  the tool names. Whatever is missing is recorded as a fallback, never silently.
+* :func:`run_judges` appends one :class:`VerdictRecord` per call to ``verdicts.jsonl`` as
+  it arrives; a rerun into the same folder continues where it stopped.
+
+A local judge gets a sampling seed per (view, repeat), so a ``repeat`` call is a fresh
+draw of the same payload, as a second API request is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolaudit.errors import ConfigError, TraceFormatError, check_choice, check_min
+from toolaudit.models import check_temperature
+from toolaudit.probes._judge_audit import VerdictRecord
+from toolaudit.probes._judge_protocol import native_pass, record_id
+from toolaudit.probes._judge_views import (
+    AUDIT_VIEWS,
+    PRESENTATION_VIEWS,
+    JudgeContext,
+    criteria_text,
+    parse_reply,
+    seed_judge_messages,
+    tool_names_of,
+)
+from toolaudit.progress import Progress
+from toolaudit.report import Fallback
+from toolaudit.runs import complete_lines
+from toolaudit.traces import Episode, load_domain, read_json_document, validate_record
+
+logger = logging.getLogger(__name__)
+
+VERDICTS_FILE = "verdicts.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeAuditConfig:
+    """The options that change a judge audit's verdicts (all recorded in its folder)."""
+
+    judges: tuple[str, ...]
+    views: tuple[str, ...] = PRESENTATION_VIEWS
+    n_repeats: int = 3
+    n_records: int = 40
+    seed: int = 0
+    temperature: float = 0.7
+    max_tokens: int = 64
+
+    def __post_init__(self) -> None:
+        if not self.judges:
+            raise ConfigError("judge-audit needs at least one --judge-model")
+        if len(set(self.judges)) != len(self.judges):
+            raise ConfigError(f"--judge-model: a judge is named twice in {list(self.judges)}")
+        if not self.views:
+            raise ConfigError("--views: give at least one view")
+        for view in self.views:
+            check_choice("views", view, AUDIT_VIEWS)
+        check_min("repeats", self.n_repeats, 1)
+        check_min("records", self.n_records, 1)
+        check_min("seed", self.seed, 0)
+        check_min("max_tokens", self.max_tokens, 1)
+        check_temperature("judge_temperature", self.temperature)
+
+
+def _native_label(episode: Episode) -> str:
+    value = native_pass(episode)
+    return "unscored" if value is None else ("pass" if value >= 0.5 else "fail")
+
+
+def select_records(episodes: Sequence[Episode], n_records: int, *, seed: int) -> list[Episode]:
+    """A seeded, stratified choice of at most ``n_records`` records: strata (native pass,
+    native fail, unscored) in turn, and within a stratum one record per task in turn, in
+    a seeded order. Returned in a stable order (by record id).
+
+    >>> from toolaudit.traces import Episode
+    >>> eps = [Episode(task_id=str(i % 3), trial=i, reward=float(i % 2)) for i in range(12)]
+    >>> sorted({e.reward for e in select_records(eps, 4, seed=0)})
+    [0.0, 1.0]
+    """
+    check_min("records", n_records, 1)
+    rng = np.random.default_rng(seed)
+    strata: dict[str, dict[str, list[Episode]]] = defaultdict(lambda: defaultdict(list))
+    for ep in sorted(episodes, key=record_id):
+        strata[_native_label(ep)][ep.task_id].append(ep)
+    queues: list[list[Episode]] = []
+    for label in ("pass", "fail", "unscored"):
+        by_task = strata.get(label)
+        if not by_task:
+            continue
+        tasks = [by_task[t] for t in sorted(by_task)]
+        for lst in tasks:
+            rng.shuffle(lst)  # type: ignore[arg-type]
+        order = rng.permutation(len(tasks))
+        queue: list[Episode] = []
+        while any(tasks):
+            queue += [tasks[i].pop() for i in order if tasks[i]]
+        queues.append(queue)
+    chosen: list[Episode] = []
+    while len(chosen) < n_records and any(queues):
+        for q in queues:
+            if q and len(chosen) < n_records:
+                chosen.append(q.pop(0))
+    return sorted(chosen, key=record_id)
+
+
+def _trace_tasks(path: str, cache: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if path not in cache:
+        cache[path] = {}
+        try:
+            doc = read_json_document(Path(path))
+        except (OSError, ValueError):
+            return cache[path]
+        if isinstance(doc, dict) and isinstance(doc.get("tasks"), list):
+            cache[path] = {str(t.get("id")): t for t in doc["tasks"] if isinstance(t, dict)}
+    return cache[path]
+
+
+def judge_contexts(
+    episodes: Sequence[Episode], *, data_root: Path | None
+) -> tuple[dict[str, JudgeContext], list[Fallback]]:
+    """Each record's :class:`JudgeContext` and the fallbacks taken (see the module)."""
+    trace_cache: dict[str, dict[str, Any]] = {}
+    domains: dict[str, Any] = {}
+    missing: dict[str, list[str]] = defaultdict(list)
+    out: dict[str, JudgeContext] = {}
+    for ep in episodes:
+        rid = record_id(ep)
+        domain_name = str(ep.source.get("domain") or "")
+        if domain_name and domain_name not in domains:
+            folder = data_root / "tau2" / "domains" / domain_name if data_root else None
+            domains[domain_name] = load_domain(folder) if folder and folder.is_dir() else None
+        domain = domains.get(domain_name)
+        task: Mapping[str, Any] | None = None
+        if ep.source.get("format") == "tau2" and ep.source.get("file"):
+            task = _trace_tasks(str(ep.source["file"]), trace_cache).get(ep.task_id)
+        if task is None and domain is not None:
+            task = next((t.raw for t in domain.tasks if t.id == ep.task_id), None)
+        policy = domain.policy if domain is not None else ""
+        if not policy:
+            policy = "\n".join(m.content or "" for m in ep.messages if m.role == "system")
+        if not policy:
+            missing["policy"].append(domain_name or "(no domain)")
+        if task is None:
+            missing["criteria"].append(rid)
+        out[rid] = JudgeContext(
+            criteria=criteria_text(task) if task is not None else "",
+            policy=policy,
+            tools=tool_names_of(ep, task),
+        )
+    fallbacks = []
+    if missing["policy"]:
+        where = sorted(set(missing["policy"]))
+        fallbacks.append(Fallback(
+            kind="other", what="judge_audit.policy",
+            detail=f"no domain policy under the data root nor in the trace for {where}: "
+            "the judge is told none is available", count=len(missing["policy"]),
+        ))  # fmt: skip
+    if missing["criteria"]:
+        fallbacks.append(Fallback(
+            kind="other", what="judge_audit.criteria",
+            detail="no tau2 task found for these records (neither in the trace file nor "
+            "under the data root): the judge sees the conversation without task criteria",
+            count=len(missing["criteria"]),
+        ))  # fmt: skip
+    for f in fallbacks:
+        logger.warning("%s", f.sentence())
+    return out, fallbacks
+
+
+def call_seed(base: int, view: str, repeat: int) -> int:
+    """The sampling seed of one call: distinct per (view, repeat), fixed by ``base``."""
+    digest = hashlib.sha256(f"judge-audit|{base}|{view}|{repeat}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _done(path: Path) -> dict[tuple[str, str, int, str], VerdictRecord]:
+    done: dict[tuple[str, str, int, str], VerdictRecord] = {}
+    for line_no, text in complete_lines(path, truncated="drop"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TraceFormatError(path, line_no, None, f"not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise TraceFormatError(path, line_no, None, "expected a JSON object")
+        v = validate_record(VerdictRecord, obj, path, line_no)
+        done[(v.judge, v.view, v.repeat, v.record_id)] = v
+    return done
+
+
+def run_judges(
+    episodes: Sequence[Episode],
+    contexts: Mapping[str, JudgeContext],
+    config: JudgeAuditConfig,
+    *,
+    out_path: Path,
+    load: Callable[[str], Any] | None = None,
+    progress: Progress | None = None,
+    on_loaded: Callable[[], None] | None = None,
+) -> list[VerdictRecord]:
+    """Every judge's verdict on every (record, view, repeat), appended to ``out_path``
+    as it arrives and reused on a rerun. ``load`` builds a model from its spec
+    (``toolaudit.models.load_model`` by default); a judge is loaded only when it has
+    calls left to make. ``on_loaded`` is called once the first judge has loaded (at once
+    when nothing is left to do), so a run that fails on a mistyped spec records nothing."""
+    done = _done(out_path)
+    jobs = [(j, ep, view, rep) for j in config.judges for ep in episodes
+            for view in config.views for rep in range(config.n_repeats)]  # fmt: skip
+    todo = [t for t in jobs if (t[0], t[2], t[3], record_id(t[1])) not in done]
+    cb = progress or (lambda d, t, label: None)
+    cb(len(jobs) - len(todo), len(jobs), "verdicts")
+    ready = on_loaded or (lambda: None)
+    if not todo:
+        ready()
+    else:
+        from toolaudit.models import load_model
+
+        loader = load or load_model
+        models: dict[str, Any] = {todo[0][0]: loader(todo[0][0])}
+        ready()
+        with out_path.open("a", encoding="utf-8") as fh:
+            for i, (judge, ep, view, rep) in enumerate(todo, start=1):
+                if judge not in models:
+                    models.clear()  # one judge in memory at a time
+                    models[judge] = loader(judge)
+                rid = record_id(ep)
+                gen = models[judge].generate(
+                    seed_judge_messages(ep, contexts[rid], view),
+                    max_tokens=config.max_tokens,
+                    temperature=config.temperature,
+                    seed=call_seed(config.seed, view, rep),
+                )
+                text = gen.text if gen.text else gen.raw
+                verdict, reason = parse_reply(text)
+                v = VerdictRecord(
+                    judge=judge, view=view, repeat=rep, record_id=rid, task_id=ep.task_id,
+                    verdict=verdict,  # type: ignore[arg-type]
+                    native_reward=native_pass(ep), reason=reason, reply=text[:400],
+                )  # fmt: skip
+                done[(judge, view, rep, rid)] = v
+                fh.write(v.model_dump_json() + "\n")
+                fh.flush()
+                cb(len(jobs) - len(todo) + i, len(jobs), "verdicts")
+    return [done[(j, view, rep, record_id(ep))] for j, ep, view, rep in jobs]

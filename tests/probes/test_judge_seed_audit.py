@@ -1,0 +1,237 @@
+"""The seed's judge audit (``probe judge-audit``): payloads, views, record choice, resume,
+refusal, statistics against hand-computed values, the procedural-objection heuristic."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.probes import _seed_judges
+from toolaudit.cli.main import main
+from toolaudit.probes import (
+    VerdictRecord,
+    classify_reason,
+    seed_judge_audit,
+    select_records,
+)
+from toolaudit.probes._judge_run import judge_contexts
+from toolaudit.probes._judge_views import parse_reply, seed_judge_messages
+from toolaudit.traces import Episode, load_episodes
+
+STEADY = "py:tests.probes._seed_judges:steady"
+SENSITIVE = "py:tests.probes._seed_judges:format_sensitive"
+VIEWS = ("original", "repeat", "tool_rename", "reformat")
+
+
+def _retail(shared_data: Path) -> Path:
+    return shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+
+
+def _text(messages: list[dict]) -> str:
+    return "\n".join(m["content"] for m in messages)
+
+
+@pytest.mark.parametrize("name", ["retail__gpt-4.1__user-gpt-4.1__test40x1.json",
+                                  "airline__qwen2.5-7b__user-gpt-4.1__50x1.json"])  # fmt: skip
+def test_seed_judge_messages_withhold_identity_and_reward(shared_data: Path, name: str) -> None:
+    path = shared_data / "tau2" / "simulations" / name
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    models = {doc["info"]["agent_info"]["llm"], doc["info"]["user_info"]["llm"]}
+    chosen = select_records(list(load_episodes(path)), 6, seed=1)
+    contexts, _ = judge_contexts(chosen, data_root=shared_data)
+    for ep in chosen:
+        ctx = contexts[ep.source["episode_id"]]
+        # The same trajectory with another reward and another agent identity.
+        other = ep.model_copy(update={
+            "reward": 1.0 - (ep.reward or 0.0),
+            "source": {**ep.source, "agent_model": "x", "user_model": "y", "episode_id": "z"},
+        })  # fmt: skip
+        for view in VIEWS:
+            payload = seed_judge_messages(ep, ctx, view)
+            text = _text(payload).lower()
+            assert "reward" not in text
+            assert not any(m.lower() in text for m in models)
+            assert ep.source["episode_id"] not in text
+            assert seed_judge_messages(other, ctx, view) == payload
+
+
+def test_seed_judge_views_rename_consistently_and_repeat_is_identical(shared_data: Path) -> None:
+    chosen = select_records(list(load_episodes(_retail(shared_data))), 3, seed=0)
+    contexts, fallbacks = judge_contexts(chosen, data_root=shared_data)
+    assert fallbacks == []  # retail's policy and tasks are in the shared data
+    for ep in chosen:
+        ctx = contexts[ep.source["episode_id"]]
+        original = seed_judge_messages(ep, ctx, "original")
+        assert seed_judge_messages(ep, ctx, "repeat") == original
+        renamed = _text(seed_judge_messages(ep, ctx, "tool_rename"))
+        for name in ctx.tools:  # no canonical name survives anywhere, in policy or calls
+            assert (
+                re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", renamed) is None
+            )
+        assert "Domain policy" in renamed and "fetch_order_details" in renamed
+        assert len(renamed.splitlines()) == len(_text(original).splitlines())
+
+
+def test_parse_reply_reads_verdict_and_first_sentence() -> None:
+    assert parse_reply("**FAIL**: Wrong item. Extra.") == ("fail", "Wrong item.")
+    assert parse_reply("Insufficient\nThe log stops early.") == (
+        "insufficient",
+        "The log stops early.",
+    )
+    assert parse_reply("maybe")[0] == "unparseable"
+
+
+def test_select_records_is_seeded_stratified_and_spans_tasks(shared_data: Path) -> None:
+    episodes = list(load_episodes(_retail(shared_data)))  # 34 native passes, 6 fails
+    a = select_records(episodes, 8, seed=3)
+    assert [e.source["episode_id"] for e in a] == [
+        e.source["episode_id"] for e in select_records(episodes, 8, seed=3)
+    ]
+    assert sum(e.reward == 0.0 for e in a) == 4 and sum(e.reward == 1.0 for e in a) == 4
+    assert len({e.task_id for e in a}) == 8
+    assert len(select_records(episodes, 100, seed=0)) == 40
+
+
+def test_classify_reason_separates_procedure_from_outcome() -> None:
+    assert classify_reason("The agent did not verify the user's identity.") == "procedure"
+    assert classify_reason("It should have asked for explicit confirmation.") == "procedure"
+    assert classify_reason("The agent exchanged the wrong lamp.") == "outcome"
+    assert classify_reason("The order was not cancelled.") == "outcome"
+    assert classify_reason("It never confirmed and cancelled the wrong order.") == "mixed"
+    assert classify_reason("Bad.") == "unclear" and classify_reason(None) == "unclear"
+
+
+def _v(
+    judge: str, view: str, rep: int, rec: str, verdict: str, native: float, reason: str
+) -> VerdictRecord:
+    return VerdictRecord(judge=judge, view=view, repeat=rep, record_id=rec, task_id=f"t{rec}",
+                         verdict=verdict, native_reward=native, reason=reason)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_seed_judge_audit_known_verdicts() -> None:
+    proc, out = "Did not verify identity.", "Refunded the wrong order."
+    vs = []
+    for rec, native in (("1", 1.0), ("2", 1.0), ("3", 0.0), ("4", 0.0)):
+        for view in ("original", "reformat"):
+            for rep in (0, 1):
+                vs.append(_v("A", view, rep, rec, "pass" if native else "fail", native, "ok"))
+    # B: fails record 1 procedurally, record 2 on outcome (calls 0 and 1), passes 3, 4.
+    for view in ("original", "reformat"):
+        for rep in (0, 1):
+            vs.append(_v("B", view, rep, "1", "fail", 1.0, proc))
+            vs.append(_v("B", view, rep, "2", "fail" if rep == 0 else "pass", 1.0, out))
+            vs.append(_v("B", view, rep, "3", "pass", 0.0, "fine"))
+            vs.append(_v("B", view, rep, "4", "unparseable", 0.0, "??"))
+    r = seed_judge_audit(vs)
+    a, b = r["judges"]
+    assert a["native_agreement"] == 1.0 and a["native_kappa"] == pytest.approx(1.0)
+    assert b["repeat_flips"]["rate"] == pytest.approx(2 / 6)  # record 2 flips in both views
+    assert b["view_flips"]["rate"] == 0.0
+    assert b["verdict_shares"] == {"pass": 6 / 16, "fail": 6 / 16, "insufficient": 0.0,
+                                   "unparseable": 4 / 16}  # fmt: skip
+    p = b["procedural_objections"]
+    assert (p["n_fail_on_native_pass"], p["procedure"], p["outcome"]) == (6, 4, 2)
+    assert p["share"] == pytest.approx(4 / 6)
+    (between,) = r["between"]
+    # (record, view) majorities; B has none for record 4 (all unparseable), so 6 pairs;
+    # B fails 1, fails 2 (a 1-1 tie resolves to fail) and passes 3: all differ from A.
+    assert between["n_pairs"] == 6
+    assert between["disagreement"] == pytest.approx(6 / 6)
+    assert {d["record_id"] for d in between["disagreements"]} == {"1", "2", "3"}
+    assert between["disagreements"][0]["reasons"] == ["ok", proc]
+
+
+def test_judge_audit_cli_with_py_judges_hand_computed(shared_data: Path, tmp_path: Path) -> None:
+    _seed_judges.SEEN.clear()
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model", STEADY,
+            "--judge-model", SENSITIVE, "--records", "6", "--repeats", "2", "--seed", "0",
+            "--data-root", str(shared_data), "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    assert len(_seed_judges.SEEN) == 2 * 6 * 4 * 2
+    seen = [_text(m) for m in _seed_judges.SEEN]
+    assert not any("gpt-4.1" in t or "reward" in t.lower() for t in seen)
+    # Every chosen record shows JSON tool output, so the sensitive judge fails exactly
+    # the reformat view.
+    assert sum(_seed_judges.reformatted(t) for t in seen) == 2 * 6 * 2
+    r = json.loads((out / "judge_audit.json").read_text())
+    steady, sensitive = sorted(r["judges"], key=lambda j: j["judge"] != STEADY)
+    assert r["views"] == list(VIEWS) and r["n_records"] == 6
+    assert [x["native_pass"] for x in r["records"]].count(1.0) == 3
+    assert steady["view_flips"]["rate"] == 0.0 and steady["native_agreement"] == 0.5
+    assert steady["native_kappa"] == 0.0
+    assert sensitive["repeat_flips"]["rate"] == 0.0
+    assert sensitive["view_flips"]["rate"] == pytest.approx(1 / 3)
+    flips = sensitive["view_flips_by_view"]
+    assert (flips["repeat"]["rate"], flips["tool_rename"]["rate"], flips["reformat"]["rate"]) == (
+        0.0,
+        0.0,
+        1.0,
+    )
+    p = sensitive["procedural_objections"]
+    assert (p["procedure"], p["n_fail_on_native_pass"]) == (3 * 2, 3 * 2)
+    (between,) = r["between"]
+    assert between["n_pairs"] == 24 and between["disagreement"] == pytest.approx(0.25)
+    assert between["kappa"] == 0.0 and len(between["disagreements"]) == 6
+    assert r["meta"]["config"]["judge_model"] == [STEADY, SENSITIVE] and r["meta"]["seed"] == 0
+    report = (out / "report.md").read_text()
+    assert "The agent did not ask for explicit confirmation" in report and "57%" in report
+    assert len((out / "verdicts.jsonl").read_text().splitlines()) == 96
+
+
+def test_judge_audit_cli_resumes_and_refuses_changed_options(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model", STEADY,
+            "--records", "2", "--repeats", "2", "--views", "original,reformat",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    path = out / "verdicts.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 8
+    path.write_text("".join(lines[:5]) + lines[5][:30])  # an interrupted append
+    _seed_judges.SEEN.clear()
+    assert main(args) == 0
+    assert len(_seed_judges.SEEN) == 3  # only the missing calls are made
+    assert path.read_text().startswith("".join(lines[:5]))  # kept byte for byte
+    assert len(path.read_text().splitlines()) == 8
+    capsys.readouterr()
+    assert main([*args[:-2], "--repeats", "3", "--out", str(out)]) == 2
+    assert "--repeats=2" in capsys.readouterr().err
+
+
+def test_judge_audit_cli_refuses_unknown_view(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["probe", "judge-audit", "x.json", "--judge-model", STEADY, "--views",
+            "original,shuffled", "--out", str(tmp_path / "o")]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "allowed original, repeat, tool_rename, reformat" in err and "'shuffled'" in err
+
+
+@pytest.mark.slow
+def test_judge_audit_llama_qwen_judge_on_real_records(shared_data: Path, tmp_path: Path) -> None:
+    """The real llama.cpp Qwen as judge beside a fixture judge: 2 records x 2 views x 1
+    repeat; ``between`` is filled and the views are presentation changes."""
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model",
+            "llama:qwen", "--judge-model", STEADY, "--records", "2", "--repeats", "1",
+            "--views", "original,tool_rename", "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    r = json.loads((out / "judge_audit.json").read_text())
+    assert r["views"] == ["original", "tool_rename"] and r["n_verdicts"] == 2 * 2 * 2
+    assert r["between"] and r["between"][0]["n_pairs"] >= 1
+    qwen = next(j for j in r["judges"] if j["judge"] == "llama:qwen")
+    assert qwen["n_calls"] == 4
+
+
+def test_select_records_keeps_both_outcomes_for_any_seed() -> None:
+    eps = [Episode(task_id=str(i % 5), trial=i, reward=float(i % 7 == 0)) for i in range(35)]
+    for seed in range(5):
+        got = select_records(eps, 4, seed=seed)
+        assert {e.reward for e in got} == {0.0, 1.0}
