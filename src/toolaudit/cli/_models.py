@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from toolaudit.cli._common import add_parser, print_json
-from toolaudit.cli._validate import finite_float, output_file, positive_int, seed
-from toolaudit.errors import DataError
+from toolaudit.cli._validate import finite_float, output_dir, output_file, positive_int, seed
+from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import TRUNCATE
 from toolaudit.report import visible
 
@@ -103,13 +103,48 @@ def register(sub: Any) -> None:
     train = add_parser(
         msub,
         "train-controlled",
-        help="fit the controlled frozen model (char_wb TF-IDF + logistic regression on "
-        "group C0, split train) and save it with joblib",
-        example="toolaudit models train-controlled tcr/examples.jsonl --out frozen.joblib",
+        help="fit the controlled frozen model on group C0, split train: --kind sklearn "
+        "(default; char_wb TF-IDF + logistic regression, a joblib file) or --kind lm (a "
+        "small causal LM trained here from scratch on CPU, an hf: folder with "
+        "training.json and its held-out AUROC; see docs/redaction.md)",
+        example="toolaudit models train-controlled tcr/examples.jsonl --out frozen.joblib\n"
+        "  toolaudit models train-controlled tcr --kind lm --out lm --size small --steps 300",
     )
     train.add_argument("data", type=Path, help="examples.jsonl (or a folder holding it)")
-    train.add_argument("--out", type=output_file, required=True, help="joblib file to write")
+    train.add_argument(
+        "--out", type=Path, required=True, help="joblib file (sklearn) or folder (lm) to write"
+    )
+    train.add_argument(
+        "--kind", choices=("sklearn", "lm"), default="sklearn", help="which model (sklearn)"
+    )
     train.add_argument("--seed", type=seed, default=0, help="random seed (0)")
+    lm = train.add_argument_group("--kind lm")
+    lm.add_argument("--size", choices=("tiny", "small"), default="small", help="(small)")
+    lm.add_argument("--steps", type=positive_int, default=300, help="updates (300)")
+    lm.add_argument(
+        "--epochs",
+        type=finite_float(low=0, low_open=True),
+        default=None,
+        help="passes over the fit rows instead of --steps",
+    )
+    lm.add_argument("--batch-size", type=positive_int, default=4, help="sequences per update (4)")
+    lm.add_argument(
+        "--lr", type=finite_float(low=0, low_open=True), default=2e-3, help="peak rate (2e-3)"
+    )
+    lm.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="the seed's no-evidence baseline: every tool section emptied (train and eval)",
+    )
+    lm.add_argument(
+        "--max-tool-lines",
+        type=positive_int,
+        default=None,
+        help="keep the first N lines of each tool section (then run redact with the same "
+        "--max-tool-lines); default the full prompts",
+    )
+    lm.add_argument("--threads", type=positive_int, default=2, help="torch threads (2)")
+    lm.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap (2000)")
     train.add_argument("--json", action="store_true", help="print a summary as JSON")
     train.set_defaults(func=_train)
 
@@ -372,13 +407,56 @@ def _train(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise DataError(f"{path}: no such file (expected examples.jsonl)")
     examples = list(read_jsonl(path, Example))
+    if args.kind == "lm":
+        return _train_lm(args, examples)
+    try:
+        target = output_file(str(args.out))
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"--out: {exc}") from None
     pipe = train_controlled_model(examples, seed=args.seed)
-    out = save_pipeline(pipe, args.out)
+    out = save_pipeline(pipe, target)
     n = sum(1 for e in examples if e.group == "C0" and e.split == "train")
     if args.json:
         print_json({"out": str(out), "train_rows": n, "seed": args.seed, "spec": f"sklearn:{out}"})
     else:
         sys.stdout.write(f"trained on {n} C0/train rows; saved {out} (spec sklearn:{out})\n")
+    return 0
+
+
+def _train_lm(args: argparse.Namespace, examples: list[Any]) -> int:
+    from toolaudit.cli._common import progress
+    from toolaudit.redaction import LMTrainConfig, train_controlled_lm
+
+    try:
+        folder = output_dir(str(args.out))
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"--out: {exc}") from None
+    config = LMTrainConfig(
+        size=args.size,
+        steps=args.steps,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        seed=args.seed,
+        trace=not args.no_trace,
+        threads=args.threads,
+        n_boot=args.n_boot,
+        max_tool_lines=args.max_tool_lines,
+    )
+    with progress("train-controlled lm") as cb:
+        result = train_controlled_lm(examples, folder, config=config, progress=cb)
+    ev = result.summary["eval"]
+    if args.json:
+        print_json({"out": str(result.folder), "spec": result.spec, **result.summary})
+    else:
+        low, high = ev["ci95"]
+        sys.stdout.write(
+            f"trained {result.summary['config']['steps']} steps on "
+            f"{result.summary['fit_rows']} C0/train rows in "
+            f"{result.summary['train_seconds']:.0f} s; held-out AUROC {ev['auroc']:.4f} "
+            f"[{low:.4f}, {high:.4f}] on {ev['rows']} test rows (valid answers "
+            f"{ev['valid_rate']:.0%}); saved {result.folder} (spec {result.spec})\n"
+        )
     return 0
 
 

@@ -40,6 +40,9 @@ def _path_digest(path: str) -> str:
         return "hub"
     h = hashlib.sha256()
     for f in sorted(p.iterdir()):
+        # training.json records how a folder was made (timings included), not the model
+        if f.name == "training.json":
+            continue
         if f.is_file() and f.suffix in {".safetensors", ".bin", ".json", ".model", ".gguf"}:
             h.update(f"{f.name}:{file_sha256(f)}".encode())
     return h.hexdigest()[:16]

@@ -22,6 +22,7 @@ from toolaudit.redaction._scoring import (
     score_rows,
 )
 from toolaudit.redaction._study import RedactionStudyConfig, run_study
+from toolaudit.redaction._train_lm import LMTrainConfig, train_controlled_lm
 from toolaudit.tokens import (
     DETECTOR_PATTERNS,
     FORMAT_PATTERNS,
@@ -37,6 +38,8 @@ from toolaudit.tokens import (
 
 __all__ = [
     "BUILTIN_CLASSES",
+    "LMTrainConfig",
+    "train_controlled_lm",
     "redact_examples",
     "RedactionConfig",
     "RedactionStudyConfig",
