@@ -52,6 +52,22 @@ def _normal(config: Mapping[str, Any]) -> dict[str, Any]:
     return normal
 
 
+def portable(config: Mapping[str, Any], folder: str | Path) -> dict[str, Any]:
+    """``config`` with every top-level absolute path made relative to ``folder`` (the
+    results' own folder), so that committed results name no machine's layout and a
+    resume or a reader elsewhere sees the same options. Relative paths stay as given.
+
+    >>> portable({"data": "/w/repo/build/x.jsonl", "seed": 0, "n": "/"}, "/w/repo/results/r")
+    {'data': '../../build/x.jsonl', 'seed': 0, 'n': '/'}
+    """
+    base = os.path.abspath(folder)
+    return {
+        k: os.path.relpath(v, base) if isinstance(v, str) and len(v) > 1 and os.path.isabs(v)
+        else v
+        for k, v in config.items()
+    }  # fmt: skip
+
+
 def read_run_config(folder: str | Path, *, name: str = RUN_CONFIG) -> dict[str, Any] | None:
     """The options recorded in ``folder/name``; None when nothing is recorded.
 
@@ -87,7 +103,7 @@ def check_run_config(
         recorded = read_run_config(folder, name=name)
         if recorded is None:
             return
-    old, new = _normal(recorded), _normal(config)
+    old, new = _normal(portable(recorded, folder)), _normal(portable(config, folder))
     if options is not None:
         old = {k: old.get(k) for k in options if k in old or k in new}
         new = {k: new.get(k) for k in old}
@@ -163,10 +179,12 @@ def write_run_config(
     folder: str | Path, config: Mapping[str, Any], *, name: str = RUN_CONFIG
 ) -> Path:
     """Record ``config`` in ``folder/name`` (sorted keys, so the same options give the
-    same bytes), written to a temporary name and renamed: never half a file."""
+    same bytes; absolute paths relative to ``folder``, :func:`portable`), written to a
+    temporary name and renamed: never half a file."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
+    config = portable(config, folder)
     text = json.dumps(_normal(config), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     tmp = temp_beside(path)
     tmp.write_text(text, encoding="utf-8")

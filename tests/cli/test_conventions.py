@@ -156,12 +156,12 @@ def test_config_replays_from_another_folder_and_says_when_an_input_changed(
     monkeypatch.chdir(other)
     recorded = run_dir / "out" / "compare.json"
     # from another working folder, into a folder beside the first: byte for byte the same
-    # file (input paths are recorded absolute in meta.config and relative to the results
-    # file in meta.inputs)
+    # file (input paths are recorded relative to the results file, in meta.config and in
+    # meta.inputs: no machine's layout in results)
     again = run_dir / "again"
     assert main(["-q", "probe", "compare", "--config", str(recorded), "--out", str(again)]) == 0
     assert (again / "compare.json").read_bytes() == recorded.read_bytes()
-    assert first["meta"]["config"]["a"] == str((run_dir / "a.jsonl").resolve())
+    assert first["meta"]["config"]["a"] == "../a.jsonl"
     _episodes(run_dir / "a.jsonl", [0.0, 0.0, 1.0, 1.0] * 5)  # the input changes
     with caplog.at_level(logging.WARNING):
         assert main(["-q", "probe", "compare", "--config", str(recorded), "--out", "third"]) == 0

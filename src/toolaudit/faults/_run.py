@@ -26,6 +26,7 @@ from toolaudit.runs import (
     complete_lines,
     exclusive,
     options_digest,
+    portable,
     read_run_config,
     refuse_duplicate,
     write_run_config,
@@ -622,8 +623,10 @@ def analyze(out_dir: Path) -> dict[str, Any]:
     records = sorted(done.values(), key=lambda r: order.get(r["task"], len(order)))
     cfg = {**options, "tasks": None, "task_ids": None}
     recorded = _recorded_meta(out_dir / "faults.json")
-    if recorded is not None and any(recorded["config"].get(k) != v for k, v in options.items()):
-        recorded = None  # another run's record: not this folder's options
+    if recorded is not None:
+        ours, theirs = portable(options, out_dir), portable(recorded["config"], out_dir)
+        if any(theirs.get(k) != v for k, v in ours.items()):
+            recorded = None  # another run's record: not this folder's options
     if recorded is not None:
         cfg = recorded["config"]  # the run's own record: --tasks, --device, --workers included
     fallbacks = domain_fallbacks(str(options.get("domain")))

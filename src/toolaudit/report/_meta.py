@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.report._findings import RESULTS_SCHEMA_VERSION, Fallback
+from toolaudit.runs import portable
 
 _PACKAGES = ("toolaudit", "numpy", "scipy", "scikit-learn", "pydantic", "torch", "transformers")
 
@@ -109,15 +110,20 @@ def input_record(config: dict[str, Any], results_dir: Path) -> dict[str, Any]:
 def write_results(path: str | Path, payload: dict[str, Any]) -> Path:
     """Write a results JSON file with stable formatting (NaN → null, sorted keys); a
     payload with ``meta`` but no ``schema_version`` gets the current one, and a ``meta``
-    with a ``config`` gets ``inputs`` (:func:`input_record`) unless it has them."""
+    with a ``config`` gets ``inputs`` (:func:`input_record`) unless it has them, and its
+    absolute paths are written relative to the file's folder (:func:`toolaudit.runs.portable`)."""
     if "meta" in payload and "schema_version" not in payload:
         payload = {"schema_version": RESULTS_SCHEMA_VERSION, **payload}
     path = Path(path)
     meta = payload.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("config"), dict) and "inputs" not in meta:
-        inputs = input_record(meta["config"], path.parent)
-        if inputs:
-            payload = {**payload, "meta": {**meta, "inputs": inputs}}
+    if isinstance(meta, dict) and isinstance(meta.get("config"), dict):
+        if "inputs" not in meta:
+            inputs = input_record(meta["config"], path.parent)
+            if inputs:
+                meta = {**meta, "inputs": inputs}
+        # absolute paths relative to the results' folder: no machine's layout in results
+        meta = {**meta, "config": portable(meta["config"], path.parent)}
+        payload = {**payload, "meta": meta}
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(clean_json(payload), indent=2, sort_keys=True, ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")
