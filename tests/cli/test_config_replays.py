@@ -154,3 +154,36 @@ def test_replay_boolean_where_a_number_is_recorded_is_refused(
         f"{flag} takes a value, not a switch"
     )
     assert not out.exists() and good.read_bytes() == before
+
+
+def test_replay_probe_run_is_byte_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``probe run --config probe.json`` reruns the study: policies and conditions come
+    back comma-joined, the task list as --tasks N, n_seeds as --seeds."""
+    first, again = tmp_path / "first", tmp_path / "again"
+    _ok(["probe", "run", "--tasks", "3", "--seeds", "1", "--policies", "careful,hasty",
+         "--out", str(first)], capsys)  # fmt: skip
+    _ok(["probe", "run", "--config", str(first / "probe.json"), "--out", str(again)], capsys)
+    for name in ("probe.json", "records.jsonl", "run_config.json"):
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
+
+
+def test_replay_probe_run_on_an_inspect_task_reruns_the_same_study(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The harness study replays too; its probe.json differs only in the measured seconds
+    per run (a cost, not a result)."""
+    pytest.importorskip("inspect_evals")
+    first, again = tmp_path / "first", tmp_path / "again"
+    _ok(["probe", "run", "--harness", "inspect", "--task", "inspect_evals/tau2_telecom",
+         "--limit", "2", "--conditions", "original,tool_rename", "--out", str(first)], capsys)  # fmt: skip
+    _ok(["probe", "run", "--config", str(first / "probe.json"), "--out", str(again)], capsys)
+    for name in ("records.jsonl", "run_config.json"):
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
+
+    def results(folder: Path) -> str:
+        text = (folder / "probe.json").read_text(encoding="utf-8")
+        return "\n".join(line for line in text.splitlines() if '"seconds_per_run"' not in line)
+
+    assert results(again) == results(first)

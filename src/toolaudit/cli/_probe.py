@@ -10,7 +10,7 @@ from typing import Any
 
 from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json, progress
 from toolaudit.cli._judge_audit import add_judge_audit
-from toolaudit.cli._validate import existing_file, finite_float, output_dir, seed
+from toolaudit.cli._validate import comma_separated, existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
 from toolaudit.report import visible, with_fallbacks
 
@@ -84,7 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(task, condition, policy)")  # fmt: skip
     p.add_argument("--limit", type=int, default=None, help="--harness inspect: the first N "
                    "samples of the task's dataset")  # fmt: skip
-    p.add_argument("--task-ids", default=None, help="--harness inspect: comma-separated "
+    p.add_argument("--task-ids", default=None, type=comma_separated, help="--harness inspect: comma-separated "
                    "sample ids instead of --limit")  # fmt: skip
     p.add_argument(
         "--user-model",
@@ -105,6 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policies",
         default=None,
+        type=comma_separated,
         help="comma-separated policies (default: the five scripted ones; --harness inspect: "
         "careful,overfit,inert, or llm,inert with --model; a task other than tau2: inert, or "
         "llm,inert with --model); 'llm' is a model acting through --model",
@@ -112,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--conditions",
         default=None,
+        type=comma_separated,
         help="comma-separated conditions (default: all seven; --harness inspect: original, "
         "tool_rename, reformat, misleading_names, repeat); 'original' is always run, "
         "e.g. 'original,repeat' measures only the repeat control",
@@ -134,7 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
     _analysis_options(p)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, config_replay=_replay_run)
 
     p = add_parser(
         psub,
@@ -608,6 +610,20 @@ def _judge(args: argparse.Namespace) -> int:
             f"{_f(b['disagreement'], 0)} on {b['n_records']} records\n"
         )
     return 0
+
+
+def _replay_run(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A ``--config`` replay of a study's ``probe.json`` by ``probe run``: the recorded
+    task list and seed count become ``--tasks N`` (the first N tasks, as ``--tasks``
+    chooses them) and ``--seeds``; a task list that is not the first N stays a list and
+    is refused by name."""
+    config = dict(config)
+    tasks = config.get("tasks")
+    if isinstance(tasks, list) and tasks == list(range(len(tasks))):
+        config["tasks"] = len(tasks)
+    if "n_seeds" in config:
+        config.setdefault("seeds", config.pop("n_seeds"))
+    return config
 
 
 def _replay_study_dir(config: dict[str, Any], path: Path) -> dict[str, Any]:

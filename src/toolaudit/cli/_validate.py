@@ -61,6 +61,17 @@ nonnegative_int = int_at_least(0)
 """A whole number >= 0."""
 
 
+def comma_separated(text: str) -> str:
+    """The type of an option that takes a comma-separated list (``--policies a,b``): the
+    text as given (the command splits it), marked so that a ``--config`` replay joins a
+    recorded list with commas.
+
+    >>> comma_separated("careful,inert")
+    'careful,inert'
+    """
+    return text
+
+
 def seed(text: str) -> int:
     """A random seed: a whole number in ``[0, 2**32 - 1]`` (what numpy accepts)."""
     allowed = "an integer in [0, 4294967295]"

@@ -35,7 +35,7 @@ from toolaudit.cli._common import (
     configure,
     read_config,
 )
-from toolaudit.cli._validate import resolved_path
+from toolaudit.cli._validate import comma_separated, resolved_path
 from toolaudit.errors import ConfigError, ToolAuditError
 from toolaudit.report import visible
 
@@ -219,6 +219,12 @@ def _replay(value: Any, action: argparse.Action, key: str, path: Path) -> Any:
         value = [v.get("name") for v in value]
     many = action.nargs in ("+", "*") or isinstance(action, argparse._AppendAction)
     where = f"{path}, field 'meta.config.{key}'"
+    if (
+        action.type is comma_separated
+        and isinstance(value, list)
+        and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value)
+    ):
+        value = ",".join(str(v) for v in value)  # --policies careful,inert
     if isinstance(value, list) and not many:
         option = action.option_strings[0] if action.option_strings else key
         raise ConfigError(f"{where}: a list, but {option} takes one value")
