@@ -20,7 +20,7 @@ script still runs (scale 0.003, 68 examples, 20 resamples; the same two pipeline
 comparisons, but its ratios mean nothing at that size).
 
     python benchmarks/pt2d_speed.py              # the seed's size (scale 1)
-    python benchmarks/pt2d_speed.py --scale 0.1  # a quick run
+    python benchmarks/pt2d_speed.py --scale 0.1  # a tenth of the seed's size (minutes, not seconds)
     python benchmarks/pt2d_speed.py --smoke      # seconds: does it still run?
     python benchmarks/pt2d_speed.py --scale 1 --part all   # plus the whole audit's peak
     python benchmarks/pt2d_speed.py --examples tcr/examples.jsonl   # reuse generated data
