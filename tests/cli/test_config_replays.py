@@ -187,3 +187,28 @@ def test_replay_probe_run_on_an_inspect_task_reruns_the_same_study(
         return "\n".join(line for line in text.splitlines() if '"seconds_per_run"' not in line)
 
     assert results(again) == results(first)
+
+
+def test_replay_faults_run_is_byte_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shared_data: Path
+) -> None:
+    """``faults run --config faults.json`` reruns the audit: the rows and the results are
+    byte for byte the first run's (a one-layer random Qwen2 with the embedded Qwen's
+    tokenizer saved as an ``hf:`` folder; one task at k = 0)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        from _tiny import tiny_qwen
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    model = tmp_path / "tiny"
+    lm = tiny_qwen()
+    lm.model.save_pretrained(str(model))
+    lm.tokenizer.save_pretrained(str(model))
+    first, again = tmp_path / "first", tmp_path / "again"
+    _ok(["faults", "run", "--model", f"hf:{model}", "--tasks", "1", "--k-max", "0",
+         "--data-root", str(shared_data), "--out", str(first)], capsys)  # fmt: skip
+    _ok(["faults", "run", "--config", str(first / "faults.json"), "--out", str(again)], capsys)
+    for name in ("faults.json", "rows.jsonl", "run_config.json", "census.json"):
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
