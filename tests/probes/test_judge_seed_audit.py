@@ -217,7 +217,8 @@ def test_judge_audit_cli_refuses_unknown_view(
 @pytest.mark.slow
 def test_judge_audit_llama_qwen_judge_on_real_records(shared_data: Path, tmp_path: Path) -> None:
     """The real llama.cpp Qwen as judge beside a fixture judge: 2 records x 2 views x 1
-    repeat; ``between`` is filled and the views are presentation changes."""
+    repeat; ``between`` is filled and the views are presentation changes (about 14 minutes
+    on 2 loaded cores: the prompts hold the retail policy and a whole conversation)."""
     out = tmp_path / "ja"
     args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model",
             "llama:qwen", "--judge-model", STEADY, "--records", "2", "--repeats", "1",
