@@ -6,6 +6,7 @@ an ``llm`` through toolaudit's model provider), under every condition."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -208,7 +209,9 @@ def test_generic_study_runs_every_condition_and_the_agent_follows_renames(
         "get_weather",
     ]
     config = json.loads((weather_study / "run_config.json").read_text())
-    assert config["task"] == f"{task_file}@weather" and config["user_model"] is None
+    # recorded relative to the study folder, as every path in a committed run_config.json
+    task = os.path.normpath(weather_study / config["task"])
+    assert task == f"{task_file}@weather" and config["user_model"] is None
     doc = json.loads((weather_study / "probe.json").read_text())
     assert _cell(doc, "llm", "tool_rename")["behavior_changed_rate"] == 0.0
 
