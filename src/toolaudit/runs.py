@@ -55,17 +55,22 @@ def _normal(config: Mapping[str, Any]) -> dict[str, Any]:
 def portable(config: Mapping[str, Any], folder: str | Path) -> dict[str, Any]:
     """``config`` with every top-level absolute path made relative to ``folder`` (the
     results' own folder), so that committed results name no machine's layout and a
-    resume or a reader elsewhere sees the same options. Relative paths stay as given.
+    resume or a reader elsewhere sees the same options; a list's absolute paths likewise,
+    one by one. Relative paths stay as given.
 
     >>> portable({"data": "/w/repo/build/x.jsonl", "seed": 0, "n": "/"}, "/w/repo/results/r")
     {'data': '../../build/x.jsonl', 'seed': 0, 'n': '/'}
+    >>> portable({"traces": ["/w/a.json", "b.json"]}, "/w/r")
+    {'traces': ['../a.json', 'b.json']}
     """
     base = os.path.abspath(folder)
-    return {
-        k: os.path.relpath(v, base) if isinstance(v, str) and len(v) > 1 and os.path.isabs(v)
-        else v
-        for k, v in config.items()
-    }  # fmt: skip
+
+    def rel(v: Any) -> Any:
+        if isinstance(v, str) and len(v) > 1 and os.path.isabs(v):
+            return os.path.relpath(v, base)
+        return v
+
+    return {k: [rel(x) for x in v] if isinstance(v, list) else rel(v) for k, v in config.items()}
 
 
 def read_run_config(folder: str | Path, *, name: str = RUN_CONFIG) -> dict[str, Any] | None:

@@ -236,3 +236,59 @@ def test_select_records_keeps_both_outcomes_for_any_seed() -> None:
     for seed in range(5):
         got = select_records(eps, 4, seed=seed)
         assert {e.reward for e in got} == {0.0, 1.0}
+
+
+def test_judge_audit_shares_records_over_several_agents_files(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    sims = shared_data / "tau2" / "simulations"
+    files = [sims / "retail__gpt-4.1__user-gpt-4.1__test40x1.json",
+             sims / "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json",
+             sims / "airline__qwen2.5-7b__user-gpt-4.1__50x1.json"]  # fmt: skip
+    _seed_judges.SEEN.clear()
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", *map(str, files), "--judge-model", STEADY,
+            "--records", "7", "--repeats", "1", "--views", "original,tool_rename",
+            "--data-root", str(shared_data), "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    r = json.loads((out / "judge_audit.json").read_text())
+    ids = [x["record_id"] for x in r["records"]]
+    per_file = [
+        sum(i in {str(e.source["episode_id"]) for e in load_episodes(f)} for i in ids)
+        for f in files
+    ]
+    assert per_file == [3, 2, 2]  # 7 shared out evenly, the first file takes the remainder
+    for f in files:  # both native outcomes in every agent's share
+        share = {x["native_pass"] for x in r["records"] if x["record_id"] in
+                 {str(e.source["episode_id"]) for e in load_episodes(f)}}  # fmt: skip
+        assert share == {0.0, 1.0}
+    recorded = json.loads((out / "run_config.json").read_text())["traces"]
+    assert [str((out / p).resolve()) for p in recorded] == [str(f.resolve()) for f in files]
+    # calls go view by view, and every payload starts with the domain's policy, so
+    # consecutive calls of one domain and view share that prefix (a prefix cache's gain)
+    seen = [_text(m) for m in _seed_judges.SEEN]
+    assert len(seen) == 7 * 2
+    first, second = seen[0], seen[1]
+    cut = first.index("## Task criteria")
+    assert second.startswith(first[:cut]) and first[:cut].count("## Domain policy") == 1
+    assert main(args) == 0  # a rerun resumes: nothing left to ask
+    assert len(_seed_judges.SEEN) == 7 * 2
+
+
+def test_judge_calls_follow_the_prefix_cache_order() -> None:
+    from toolaudit.probes import JudgeAuditConfig
+    from toolaudit.probes._judge_run import _call_order
+
+    eps = [Episode(task_id=str(i), trial=0, reward=1.0, source={"episode_id": f"e{i}"})
+           for i in range(2)]  # fmt: skip
+    cfg = JudgeAuditConfig(judges=("a", "b"), n_repeats=2, n_records=2)
+    order = [(j, e.source["episode_id"], v, r) for j, e, v, r in _call_order(cfg, eps)]
+    assert len(order) == len(set(order)) == 2 * 2 * 4 * 2
+    assert order[:8] == [
+        ("a", "e0", "original", 0), ("a", "e0", "original", 1),
+        ("a", "e0", "repeat", 0), ("a", "e0", "repeat", 1),
+        ("a", "e1", "original", 0), ("a", "e1", "original", 1),
+        ("a", "e1", "repeat", 0), ("a", "e1", "repeat", 1),
+    ]  # fmt: skip
+    assert [v for j, _, v, _ in order if j == "a"][8:] == ["tool_rename"] * 4 + ["reformat"] * 4
+    assert {j for j, *_ in order[16:]} == {"b"}

@@ -42,7 +42,12 @@ def add_judge_audit(psub: Any) -> None:
         "procedural objections (a keyword heuristic); between judges, disagreement on the "
         "same (record, view) with both reasons. Resumable: rerun the same command.",
     )
-    p.add_argument("traces", help="any file or folder `toolaudit traces` reads as episodes")
+    p.add_argument(
+        "traces",
+        nargs="+",
+        help="files or folders `toolaudit traces` reads as episodes; with several (say, "
+        "several agents' runs) --records is shared out evenly over them",
+    )
     p.add_argument(
         "--judge-model",
         action="append",
@@ -89,8 +94,9 @@ def _judge_audit(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise exc.for_option() from None
     with progress("judge audit", enabled=not args.json) as cb:
+        traces = [args.traces] if isinstance(args.traces, str) else args.traces  # a replay
         result = judge_audit_traces(
-            args.traces, config, out_dir=args.out, data_root=data_root, progress=cb
+            traces, config, out_dir=args.out, data_root=data_root, progress=cb
         )
     if args.json:
         print_json(result)

@@ -204,6 +204,29 @@ def _done(path: Path) -> dict[tuple[str, str, int, str], VerdictRecord]:
     return done
 
 
+def _call_order(
+    config: JudgeAuditConfig, episodes: Sequence[Episode]
+) -> list[tuple[str, Episode, str, int]]:
+    """Every (judge, record, view, repeat), ordered for a judge that keeps the KV cache of
+    its last prompt (llama.cpp's prefix match): judge by judge, view by view, so that
+    consecutive calls share the domain policy at the head of the payload, except that
+    ``repeat`` (the same bytes as ``original``) follows ``original`` record by record, and
+    a record's repeats follow one another, so those calls re-read nothing."""
+    views = list(config.views)
+
+    def group(view: str) -> int:
+        return views.index("original" if view == "repeat" and "original" in views else view)
+
+    jobs = [(j, ep, view, rep) for j in config.judges for ep in episodes
+            for view in views for rep in range(config.n_repeats)]  # fmt: skip
+    rank = {id(ep): i for i, ep in enumerate(episodes)}
+    return sorted(
+        jobs,
+        key=lambda t: (config.judges.index(t[0]), group(t[2]), rank[id(t[1])],
+                       views.index(t[2]), t[3]),
+    )  # fmt: skip
+
+
 def run_judges(
     episodes: Sequence[Episode],
     contexts: Mapping[str, JudgeContext],
@@ -220,8 +243,7 @@ def run_judges(
     calls left to make. ``on_loaded`` is called once the first judge has loaded (at once
     when nothing is left to do), so a run that fails on a mistyped spec records nothing."""
     done = _done(out_path)
-    jobs = [(j, ep, view, rep) for j in config.judges for ep in episodes
-            for view in config.views for rep in range(config.n_repeats)]  # fmt: skip
+    jobs = _call_order(config, episodes)
     todo = [t for t in jobs if (t[0], t[2], t[3], record_id(t[1])) not in done]
     cb = progress or (lambda d, t, label: None)
     cb(len(jobs) - len(todo), len(jobs), "verdicts")

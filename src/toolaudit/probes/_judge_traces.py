@@ -1,5 +1,6 @@
-"""``probe judge-audit``: the seed's judge audit on any trace file ``toolaudit traces``
-reads, into a resumable folder.
+"""``probe judge-audit``: the seed's judge audit on any trace files ``toolaudit traces``
+reads (several files: several agents' runs, the records shared out evenly), into a
+resumable folder.
 
 The folder holds ``run_config.json`` (the options that change verdicts: a rerun with
 other options is refused before anything is written), ``verdicts.jsonl`` (one line per
@@ -15,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +34,20 @@ from toolaudit.probes._judge_seed_report import judge_audit_sections
 from toolaudit.progress import Progress
 from toolaudit.report import run_metadata, with_fallbacks, write_report, write_results
 from toolaudit.runs import check_run_config, exclusive, write_run_config
-from toolaudit.traces import load_episodes
+from toolaudit.traces import Episode, load_episodes
 
 RESULTS_FILE = "judge_audit.json"
 
 
 def run_options(
-    traces: Path, config: JudgeAuditConfig, *, data_root: Path | None
+    traces: Sequence[Path], config: JudgeAuditConfig, *, data_root: Path | None
 ) -> dict[str, Any]:
     """The options that change the verdicts, named as the command line names them (so
-    ``--config judge_audit.json`` replays them and a refusal names the option)."""
+    ``--config judge_audit.json`` replays them and a refusal names the option); the trace
+    files as one path, or a list when there are several."""
+    paths = [str(t.resolve()) for t in traces]
     return {
-        "traces": str(traces.resolve()),
+        "traces": paths[0] if len(paths) == 1 else paths,
         "judge_model": list(config.judges),
         "views": ",".join(config.views),
         "repeats": config.n_repeats,
@@ -56,8 +59,30 @@ def run_options(
     }
 
 
+def choose_records(files: Sequence[Path], n_records: int, *, seed: int) -> list[Episode]:
+    """``n_records`` records shared out evenly over ``files`` (the first files take the
+    remainder), each file's share chosen by :func:`select_records`, so several agents'
+    runs of a benchmark are all represented, with both native outcomes where a file has
+    them."""
+    chosen: list[Episode] = []
+    base, extra = divmod(n_records, len(files))
+    for i, path in enumerate(files):
+        share = base + (1 if i < extra else 0)
+        if share == 0:
+            continue
+        episodes = list(load_episodes(path))
+        if not episodes:
+            raise DataError(f"{path}: no agent episodes to judge")
+        chosen += select_records(episodes, share, seed=seed)
+    ids = [record_id(ep) for ep in chosen]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise DataError(f"record {twice[0]} is in more than one trace file; give each once")
+    return chosen
+
+
 def judge_audit_traces(
-    traces: str | Path,
+    traces: str | Path | Sequence[str | Path],
     config: JudgeAuditConfig,
     *,
     out_dir: str | Path,
@@ -68,16 +93,15 @@ def judge_audit_traces(
     """Choose records from ``traces``, ask every judge, write the folder, return the
     results (see the module docstring)."""
     out = Path(out_dir)
-    traces = Path(traces)
-    options = run_options(traces, config, data_root=data_root)
+    files = [Path(traces)] if isinstance(traces, str | Path) else [Path(t) for t in traces]
+    if not files:
+        raise DataError("judge-audit needs at least one trace file")
+    options = run_options(files, config, data_root=data_root)
     flags = {k: "--" + k.replace("_", "-") for k in options if k != "traces"}
     check_run_config(out, options, options={"traces": "TRACES", **flags})  # before the lock
     with exclusive(out):
         check_run_config(out, options, options={"traces": "TRACES", **flags})
-        episodes = list(load_episodes(traces))
-        if not episodes:
-            raise DataError(f"{traces}: no agent episodes to judge")
-        chosen = select_records(episodes, config.n_records, seed=config.seed)
+        chosen = choose_records(files, config.n_records, seed=config.seed)
         contexts, fallbacks = judge_contexts(chosen, data_root=data_root)
 
         def record_options() -> None:

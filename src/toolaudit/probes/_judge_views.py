@@ -168,9 +168,11 @@ def seed_judge_messages(episode: Episode, context: JudgeContext, view: str) -> l
     else:
         record, note = render_trajectory(shown), ""
     tools = "\n".join(f"- {t}" for t in ctx.tools) or "(no tool was recorded)"
+    # The policy, shared by every record of a domain, comes first, so a judge that keeps
+    # its KV cache (llama.cpp's prefix match) reads it once per view and domain.
     text = (
-        f"## Task criteria\n{ctx.criteria or '(no criteria recorded)'}\n\n"
         f"## Domain policy\n{ctx.policy or '(no policy available)'}\n\n"
+        f"## Task criteria\n{ctx.criteria or '(no criteria recorded)'}\n\n"
         f"## Tools\n{tools}\n\n"
         f"## Trajectory{note}\n{record}\n\n"
         "Verdict (PASS, FAIL or INSUFFICIENT) on the first line, then a one-sentence reason:"
