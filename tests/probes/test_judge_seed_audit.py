@@ -292,3 +292,15 @@ def test_judge_calls_follow_the_prefix_cache_order() -> None:
     ]  # fmt: skip
     assert [v for j, _, v, _ in order if j == "a"][8:] == ["tool_rename"] * 4 + ["reformat"] * 4
     assert {j for j, *_ in order[16:]} == {"b"}
+
+
+def test_airline_policy_comes_from_inspect_evals_data_and_is_recorded(shared_data: Path) -> None:
+    pytest.importorskip("inspect_evals")
+    path = shared_data / "tau2" / "simulations" / "airline__gpt-4.1__user-gpt-4.1__test20x1.json"
+    assert not (shared_data / "tau2" / "domains" / "airline").exists()  # the premise
+    chosen = select_records(list(load_episodes(path)), 3, seed=0)
+    contexts, fallbacks = judge_contexts(chosen, data_root=shared_data)
+    assert all("# Airline Agent Policy" in c.policy for c in contexts.values())
+    (fb,) = fallbacks
+    assert fb.kind == "stand_in_data" and fb.count == 3
+    assert "inspect_evals/tau2/data/domains/airline/policy.txt" in fb.detail

@@ -132,6 +132,37 @@ def _trace_tasks(path: str, cache: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return cache[path]
 
 
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def bundled_policy(domain: str) -> tuple[str, str]:
+    """``(policy, where)``: the tau2 domain policy that inspect_evals ships with its data
+    (``inspect_evals/tau2/data/domains/DOMAIN/policy.txt`` or ``.md``), read without
+    importing inspect_evals; ``("", "")`` when it is not installed or has no such domain."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("inspect_evals")
+    except (ImportError, ValueError):
+        return "", ""
+    if spec is None or not spec.submodule_search_locations or not domain:
+        return "", ""
+    folder = Path(list(spec.submodule_search_locations)[0]) / "tau2" / "data" / "domains"
+    for name in ("policy.txt", "policy.md"):
+        path = folder / domain / name
+        if path.is_file():
+            return path.read_text(
+                encoding="utf-8"
+            ), f"inspect_evals/tau2/data/domains/{domain}/{name}"
+    return "", ""
+
+
 def judge_contexts(
     episodes: Sequence[Episode], *, data_root: Path | None
 ) -> tuple[dict[str, JudgeContext], list[Fallback]]:
@@ -139,6 +170,7 @@ def judge_contexts(
     trace_cache: dict[str, dict[str, Any]] = {}
     domains: dict[str, Any] = {}
     missing: dict[str, list[str]] = defaultdict(list)
+    bundled: dict[str, list[str]] = defaultdict(list)
     out: dict[str, JudgeContext] = {}
     for ep in episodes:
         rid = record_id(ep)
@@ -156,6 +188,10 @@ def judge_contexts(
         if not policy:
             policy = "\n".join(m.content or "" for m in ep.messages if m.role == "system")
         if not policy:
+            policy, where = bundled_policy(domain_name)
+            if policy:
+                bundled[where].append(rid)
+        if not policy:
             missing["policy"].append(domain_name or "(no domain)")
         if task is None:
             missing["criteria"].append(rid)
@@ -164,12 +200,21 @@ def judge_contexts(
             policy=policy,
             tools=tool_names_of(ep, task),
         )
-    fallbacks = []
+    fallbacks = [
+        Fallback(
+            kind="stand_in_data", what="judge_audit.policy",
+            detail=f"no domain folder under the data root and no system prompt in the trace: "
+            f"the policy is the one inspect_evals ships ({source}, inspect-evals "
+            f"{_version('inspect-evals')})", count=len(rids),
+        )
+        for source, rids in sorted(bundled.items())
+    ]  # fmt: skip
     if missing["policy"]:
-        where = sorted(set(missing["policy"]))
+        domains_missing = sorted(set(missing["policy"]))
         fallbacks.append(Fallback(
             kind="other", what="judge_audit.policy",
-            detail=f"no domain policy under the data root nor in the trace for {where}: "
+            detail=f"no domain policy under the data root nor in the trace for "
+            f"{domains_missing}: "
             "the judge is told none is available", count=len(missing["policy"]),
         ))  # fmt: skip
     if missing["criteria"]:
