@@ -224,3 +224,29 @@ def test_different_means_the_interval_excludes_zero_and_the_facts_are_named(
     assert (large.verdict, large.excludes_zero, large.outside_margin) == ("different", True, True)
     out = compare_files(shared_data / RETAIL_A, shared_data / RETAIL_B, n_boot=500)
     assert out["change_detected"] is False and out["larger_than_margin"] is False
+
+
+def test_compare_pass_k_on_paired_tasks_and_changed_tasks_with_endings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolaudit.cli.main import main
+
+    # B has a task A lacks (passed) and partial credit: its own pass^1 covers 3 tasks and
+    # counts reward 1 only; the paired figures cover tasks 1 and 2.
+    write_jsonl(tmp_path / "a.jsonl", [_ep("1", 0, 1.0), _ep("2", 0, 1.0)])
+    write_jsonl(
+        tmp_path / "b.jsonl",
+        [_ep("1", 0, 1.0), _ep("2", 0, 0.5, "max_steps"), _ep("3", 0, 1.0)],
+    )
+    r = compare_sides(read_side(tmp_path / "a.jsonl"), read_side(tmp_path / "b.jsonl"))
+    assert r["b"]["pass_hat_k"]["pass_hat_k"] == {"1": pytest.approx(2 / 3)}
+    assert r["paired_pass_hat_k"]["b"]["pass_hat_k"] == {"1": 0.5}
+    assert r["paired_pass_hat_k"]["a"]["pass_hat_k"] == {"1": 1.0}
+    assert r["mean_reward_b"] == 0.75
+    assert r["changed"] == [{"task": "2", "reward_a": 1.0, "reward_b": 0.5,
+                             "endings_a": ["user_stop"], "endings_b": ["max_steps"]}]  # fmt: skip
+    assert main(["probe", "compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "pass^k on the 2 paired tasks" in out and "  B pass^1 0.500" in out
+    assert "changed tasks: 1 of 2" in out
+    assert "task 2: A 1.00 (user_stop) -> B 0.50 (max_steps)" in out

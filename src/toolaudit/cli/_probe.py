@@ -535,13 +535,27 @@ def _compare(args: argparse.Namespace) -> int:
         )
     else:
         sys.stdout.write(f"McNemar not computed: {mc['note']}\n")
+    paired = result["paired_pass_hat_k"]
+    sys.stdout.write(
+        f"pass^k on the {result['paired_tasks']} paired tasks (success: reward 1, tau2's rule; "
+        "the means above count partial credit):\n"
+    )
     for side in ("a", "b"):
-        ks = result[side]["pass_hat_k"]["pass_hat_k"]
+        ks = paired[side]["pass_hat_k"]
         sys.stdout.write(
-            f"{side.upper()} pass^k: "
-            + ", ".join(f"pass^{k} {v:.3f}" for k, v in ks.items())
+            f"  {side.upper()} "
+            + (", ".join(f"pass^{k} {v:.3f}" for k, v in ks.items()) or "none (no trials)")
             + "\n"
         )
+    changed = result["changed"]
+    sys.stdout.write(f"changed tasks: {len(changed)} of {result['paired_tasks']}\n")
+    for c in changed[:_SHOWN]:
+        sys.stdout.write(
+            f"  task {visible(c['task'])}: A {c['reward_a']:.2f} ({_endings(c['endings_a'])}) "
+            f"-> B {c['reward_b']:.2f} ({_endings(c['endings_b'])})\n"
+        )
+    if len(changed) > _SHOWN:
+        sys.stdout.write(f"  and {len(changed) - _SHOWN} more (--json lists every one)\n")
     for side in ("a", "b"):
         s = result[side]
         sys.stdout.write(
@@ -550,6 +564,17 @@ def _compare(args: argparse.Namespace) -> int:
             f"trials {len(s['tasks_missing_trials'])}\n"
         )
     return gate
+
+
+_SHOWN = 10  # changed tasks printed by probe compare
+
+
+def _endings(reasons: list[str | None]) -> str:
+    """How a task's runs ended, e.g. ``user_stop`` or ``user_stop x2, max_steps``."""
+    counts: dict[str, int] = {}
+    for r in reasons:
+        counts[r or "no reason recorded"] = counts.get(r or "no reason recorded", 0) + 1
+    return ", ".join(visible(k) + (f" x{n}" if n > 1 else "") for k, n in counts.items())
 
 
 def _reruns(args: argparse.Namespace) -> int:

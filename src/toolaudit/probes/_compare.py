@@ -49,6 +49,7 @@ class ResultSide:
 
     path: str
     rewards: dict[str, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
+    endings: dict[str, dict[int, str | None]] = field(default_factory=lambda: defaultdict(dict))
     n_runs: int = 0
     unrewarded: list[str] = field(default_factory=list)
     premature: list[str] = field(default_factory=list)
@@ -146,6 +147,7 @@ def read_side(
             side.duplicate_runs += 1
             continue
         side.rewards[ep.task_id][ep.trial] = float(ep.reward)
+        side.endings[ep.task_id][ep.trial] = ep.termination_reason
     return side
 
 
@@ -292,8 +294,25 @@ def compare_sides(
         "warnings": warnings,
         "tasks_changed": int((diffs != 0).sum()),
         "changed_tasks": [t for t, d in zip(common, diffs, strict=True) if d != 0],
+        "changed": [_changed(t, a, b) for t, d in zip(common, diffs, strict=True) if d != 0],
+        # pass^k on the paired tasks only, so it reads beside the paired means above
+        "paired_pass_hat_k": {
+            side: pass_hat_k({t: [tau2_success(r) for r in s.rewards[t].values()] for t in common})
+            for side, s in (("a", a), ("b", b))
+        },
         "rerun_flips_a": rerun_flips(a, threshold=threshold, seed=seed, n_boot=n_boot),
         "rerun_flips_b": rerun_flips(b, threshold=threshold, seed=seed, n_boot=n_boot),
+    }
+
+
+def _changed(task: str, a: ResultSide, b: ResultSide) -> dict[str, Any]:
+    """One changed task: each side's mean reward and how its runs ended."""
+    return {
+        "task": task,
+        "reward_a": float(np.mean(list(a.rewards[task].values()))),
+        "reward_b": float(np.mean(list(b.rewards[task].values()))),
+        "endings_a": [a.endings[task].get(k) for k in sorted(a.rewards[task])],
+        "endings_b": [b.endings[task].get(k) for k in sorted(b.rewards[task])],
     }
 
 

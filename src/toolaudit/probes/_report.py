@@ -348,16 +348,28 @@ def compare_section(result: dict[str, Any], *, title: str) -> Section:
     )
     if not mc.get("applicable", True):
         sec.text(f"McNemar not computed: {mc['note']}.")
-    ks = sorted({*a["pass_hat_k"]["pass_hat_k"], *b["pass_hat_k"]["pass_hat_k"]}, key=int)
+    paired = result.get("paired_pass_hat_k") or {s: result[s]["pass_hat_k"] for s in "ab"}
+    ks = sorted({*paired["a"]["pass_hat_k"], *paired["b"]["pass_hat_k"]}, key=int)
     if ks:
         sec.table(
-            "tau2-bench pass^k (k up to each file's smallest trial count per task)",
+            f"tau2-bench pass^k on the {result['paired_tasks']} paired tasks (success: reward "
+            "1; k up to the smallest trial count per task)",
             ["side", *[f"pass^{k}" for k in ks]],
-            [
-                [side.upper(), *[result[side]["pass_hat_k"]["pass_hat_k"].get(k) for k in ks]]
-                for side in ("a", "b")
-            ],
+            [[side.upper(), *[paired[side]["pass_hat_k"].get(k) for k in ks]] for side in "ab"],
         )
+    changed = result.get("changed") or []
+    if changed:
+        sec.table(
+            f"Changed tasks ({len(changed)} of {result['paired_tasks']}): mean reward and how "
+            "the runs ended on each side",
+            ["task", "reward A", "reward B", "endings A", "endings B"],
+            [
+                [c["task"], c["reward_a"], c["reward_b"],
+                 ", ".join(str(e) for e in c["endings_a"]),
+                 ", ".join(str(e) for e in c["endings_b"])]
+                for c in changed
+            ],
+        )  # fmt: skip
     sec.figure(
         "Task by task: pass rate of A and B on each paired task (green: B higher, red: A "
         "higher, grey: equal)",
