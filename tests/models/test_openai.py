@@ -341,3 +341,38 @@ def test_a_server_answering_garbage_is_one_line_naming_it(body: bytes, says: str
     finally:
         server.shutdown()
     assert url in str(info.value) and says in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_slow_local_server_gets_a_long_default_timeout_and_a_hint_when_it_times_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import http.server
+    import threading
+
+    from toolaudit.errors import ModelError
+
+    assert load_model("openai:m@http://localhost:8080/v1").timeout == 600.0
+    assert load_model("openai:m@https://api.example.com/v1").timeout == 30.0
+    release = threading.Event()
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            release.wait(5)  # longer than the client's timeout
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        lm = load_model(f"openai:m@{url},timeout=0.3,max_retries=1,backoff=0.01")
+        with pytest.raises(ModelError, match="APITimeoutError"):
+            lm.complete(["x"], max_tokens=1)
+    finally:
+        release.set()
+        server.shutdown()
+    (warning,) = [r.message for r in caplog.records if "retry" in r.message]
+    assert "after the 0 s request timeout" not in warning  # rounded, but never to nothing
+    assert "a slow server needs a longer one (--request-timeout" in warning

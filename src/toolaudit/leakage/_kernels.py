@@ -48,6 +48,20 @@ __all__ = [
 
 _NJ = {"cache": True, "nogil": True, "boundscheck": False}
 
+
+def compiled_before() -> bool:
+    """Whether numba's cache holds machine code of these kernels (written by an earlier
+    run): without it the first audit compiles them, which takes minutes on 2 cores."""
+    import os
+    from pathlib import Path
+
+    here = Path(__file__)
+    folders = [here.parent / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(any(f.rglob(f"{here.stem}.*.nbi")) for f in folders if f.is_dir())
+
+
 _LAUNCH_LOCK = threading.Lock()
 
 

@@ -105,6 +105,26 @@ def _answer_layout(method: Callable[..., T]) -> Callable[..., T]:
 _TEXT_PROMPT_WARNED: set[str] = set()
 
 
+#: Seconds per request by default: a remote server, and one on this machine.
+REMOTE_TIMEOUT, LOCAL_TIMEOUT = 30.0, 600.0
+
+
+def default_timeout(base_url: str | None) -> float:
+    """The default request timeout for a server at ``base_url``.
+
+    >>> default_timeout("http://localhost:8080/v1"), default_timeout("https://api.example.com/v1")
+    (600.0, 30.0)
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(base_url or "").hostname or ""
+    except ValueError:
+        host = ""
+    local = host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith("127.")
+    return LOCAL_TIMEOUT if local else REMOTE_TIMEOUT
+
+
 class OpenAIModel(NoChat):
     """A model served behind an OpenAI-compatible HTTP API (no ``render``: the server
     applies its chat template and does not return the text).
@@ -116,7 +136,10 @@ class OpenAIModel(NoChat):
             message) for :meth:`generate`; scoring always uses completions.
         api_key_env: environment variable that holds the key (none needed locally).
         concurrency: parallel requests (a thread pool).
-        timeout: seconds per request (``--request-timeout``, 30).
+        timeout: seconds per request (``--request-timeout``); default 30 for a remote
+            server and 600 for one on this machine (``localhost``, ``127.0.0.1``,
+            ``::1``), where a CPU-served model may take minutes per request and a retry
+            after a timeout only queues the same work again.
         max_retries: retries after a connection error, timeout, 429 or 5xx.
         backoff: first retry delay in seconds; doubles each retry, plus up to ``backoff``
             of random jitter; a server's ``Retry-After`` wins when it is longer.
@@ -151,7 +174,7 @@ class OpenAIModel(NoChat):
         endpoint: Endpoint = "completions",
         api_key_env: str = "OPENAI_API_KEY",
         concurrency: int = 4,
-        timeout: float = 30.0,
+        timeout: float | None = None,
         max_retries: int = 4,
         backoff: float = 0.5,
         max_retry_time: float = 120.0,
@@ -166,7 +189,7 @@ class OpenAIModel(NoChat):
         self.endpoint: Endpoint = endpoint
         self.api_key_env = api_key_env
         self.concurrency = max(1, int(concurrency))
-        self.timeout = float(timeout)
+        self.timeout = float(timeout) if timeout is not None else default_timeout(base_url)
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
         self.max_retry_time = float(max_retry_time)
@@ -269,11 +292,18 @@ class OpenAIModel(NoChat):
 
         def log(state: Any) -> None:
             exc = state.outcome.exception() if state.outcome else None
+            hint = ""
+            if isinstance(exc, openai.APITimeoutError):
+                hint = (
+                    f" after the {self.timeout:g} s request timeout; a slow server needs "
+                    "a longer one (--request-timeout, or ,timeout=SECONDS in the spec)"
+                )
             logger.warning(
-                "%s: %s failed (%s); retry %d in %.1fs",
+                "%s: %s failed (%s%s); retry %d in %.1fs",
                 self.identity,
                 what,
                 type(exc).__name__,
+                hint,
                 state.attempt_number,
                 state.upcoming_sleep,
             )
