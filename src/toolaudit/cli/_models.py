@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from toolaudit.cli._common import add_parser, print_json
+from toolaudit.cli._common import add_parser, print_json, say
 from toolaudit.cli._validate import finite_float, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import TRUNCATE
@@ -92,7 +92,7 @@ def register(sub: Any) -> None:
         "--request-timeout",
         type=finite_float(low=0, low_open=True),
         default=None,
-        help="openai: seconds per request (30)",
+        help="openai: seconds per request (default 30, or 600 for a server on localhost)",
     )
     comp.add_argument(
         "--device", default=None, help="hf/embedded: cpu, cuda, cuda:N (default: cuda if present)"
@@ -198,7 +198,7 @@ def _add_spec(parser: argparse.ArgumentParser) -> None:
         "--request-timeout",
         type=finite_float(low=0, low_open=True),
         default=None,
-        help="openai: seconds per request (30); retries are bounded in count and total time",
+        help="openai: seconds per request (default 30, or 600 for a server on localhost); retries are bounded in count and total time",
     )
     parser.add_argument("--cache", type=Path, default=None, help="SQLite response cache file")
 
@@ -226,7 +226,11 @@ def _load(args: argparse.Namespace) -> Any:
             options[key] = value
     if args.max_length is not None and args.max_length < 2:
         raise ConfigError.invalid("--max-length", "an integer >= 2", args.max_length)
-    return load_model(args.spec, cache=args.cache, device=args.device, **options)
+    lm = load_model(args.spec, cache=args.cache, device=args.device, **options)
+    if args.spec.split(":", 1)[0] in ("embedded", "hf", "llama"):
+        _ = lm.identity  # a missing or broken folder is refused here, in one line
+        say(f"loading {args.spec} in this process (about 10-30 s on 2 cores)")
+    return lm
 
 
 def _as_turn(lm: Any, args: argparse.Namespace) -> str:
