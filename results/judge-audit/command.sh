@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The seed's judge audit (issue 39, item 5): 40 fixed real tau2 trajectories from four
+# agents' runs in ../shared/data (retail: gpt-4.1 and the fine-tuned ft-gpt-4.1-sft;
+# airline: gpt-4.1 and qwen2.5-7b), 10 from each, native pass and fail both chosen by
+# the seeded, stratified choice, x 4 views (original, repeat, tool_rename, reformat) x 3
+# calls x two judges run by llama.cpp with 2 threads: llama:qwen (Qwen2.5-Coder-0.5B-
+# Instruct) and llama:gemma (Gemma 3 270M base). The judge reads the domain policy
+# (retail: the shared domain folder; airline: the policy inspect_evals 0.26.0 ships, as
+# the shared data has no airline domain folder: a recorded stand-in), the task criteria,
+# the tools and the trajectory; never the agent or the native reward.
+# Resumable: rerun this script from the repository root; it continues from verdicts.jsonl.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SIMS=../shared/data/tau2/simulations
+.venv/bin/toolaudit probe judge-audit \
+  "$SIMS/retail__gpt-4.1__user-gpt-4.1__test40x1.json" \
+  "$SIMS/retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json" \
+  "$SIMS/airline__gpt-4.1__user-gpt-4.1__test20x1.json" \
+  "$SIMS/airline__qwen2.5-7b__user-gpt-4.1__50x1.json" \
+  --judge-model llama:qwen,threads=2 --judge-model llama:gemma,threads=2 \
+  --records 40 --repeats 3 --seed 0 --out results/judge-audit
