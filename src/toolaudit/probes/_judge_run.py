@@ -252,11 +252,11 @@ def _done(path: Path) -> dict[tuple[str, str, int, str], VerdictRecord]:
 def _call_order(
     config: JudgeAuditConfig, episodes: Sequence[Episode]
 ) -> list[tuple[str, Episode, str, int]]:
-    """Every (judge, record, view, repeat), ordered for a judge that keeps the KV cache of
-    its last prompt (llama.cpp's prefix match): judge by judge, view by view, so that
-    consecutive calls share the domain policy at the head of the payload, except that
-    ``repeat`` (the same bytes as ``original``) follows ``original`` record by record, and
-    a record's repeats follow one another, so those calls re-read nothing."""
+    """Every (judge, record, view, repeat), record by record, so that a run stopped part
+    way holds whole records (every judge, every view) that the statistics can use; within
+    a record, judge by judge, with ``repeat`` (the same bytes as ``original``) right after
+    ``original`` and a view's repeats together, so a judge that keeps the KV cache of its
+    last prompt (llama.cpp's prefix match) re-reads nothing for them."""
     views = list(config.views)
 
     def group(view: str) -> int:
@@ -267,7 +267,7 @@ def _call_order(
     rank = {id(ep): i for i, ep in enumerate(episodes)}
     return sorted(
         jobs,
-        key=lambda t: (config.judges.index(t[0]), group(t[2]), rank[id(t[1])],
+        key=lambda t: (rank[id(t[1])], config.judges.index(t[0]), group(t[2]),
                        views.index(t[2]), t[3]),
     )  # fmt: skip
 
@@ -303,8 +303,7 @@ def run_judges(
         ready()
         with out_path.open("a", encoding="utf-8") as fh:
             for i, (judge, ep, view, rep) in enumerate(todo, start=1):
-                if judge not in models:
-                    models.clear()  # one judge in memory at a time
+                if judge not in models:  # every judge stays loaded (and keeps its cache)
                     models[judge] = loader(judge)
                 rid = record_id(ep)
                 gen = models[judge].generate(
