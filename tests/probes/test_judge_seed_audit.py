@@ -304,3 +304,29 @@ def test_airline_policy_comes_from_inspect_evals_data_and_is_recorded(shared_dat
     (fb,) = fallbacks
     assert fb.kind == "stand_in_data" and fb.count == 3
     assert "inspect_evals/tau2/data/domains/airline/policy.txt" in fb.detail
+
+
+def test_judge_audit_partial_analyses_whole_records_without_asking(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model", STEADY,
+            "--judge-model", SENSITIVE, "--records", "4", "--repeats", "2",
+            "--data-root", str(shared_data), "--out", str(out)]  # fmt: skip
+    assert main([*args, "--partial"]) == 2  # nothing has started there
+    assert "no judge audit has started there" in capsys.readouterr().err
+    assert main(args) == 0
+    path = out / "verdicts.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 4 * 2 * 4 * 2
+    # calls go record by record: keep the first two records whole and half of the third
+    path.write_text("".join(lines[: 2 * 16 + 8]))
+    _seed_judges.SEEN.clear()
+    assert main([*args, "--partial"]) == 0
+    assert _seed_judges.SEEN == []  # no judge was asked
+    r = json.loads((out / "partial" / "judge_audit.json").read_text())
+    assert r["partial"] == {"records_complete": 2, "records_chosen": 4, "verdicts": 40,
+                            "verdicts_planned": 64}  # fmt: skip
+    assert r["n_records"] == 2 and len(r["records"]) == 2
+    assert "partial, 2 of 4 records" in (out / "partial" / "report.md").read_text()
+    assert len(path.read_text().splitlines()) == 40  # the study's own files untouched

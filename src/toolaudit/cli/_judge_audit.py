@@ -70,6 +70,12 @@ def add_judge_audit(psub: Any) -> None:
     p.add_argument("--max-tokens", type=int, default=64, help="judge reply length")
     add_data_root(p)
     p.add_argument("--out", type=output_dir, required=True, help="run folder (resumable)")
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="ask no judge: analyse the records that already have every verdict in --out "
+        "(also while the study runs) into --out/partial/",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_judge_audit)
 
@@ -96,8 +102,9 @@ def _judge_audit(args: argparse.Namespace) -> int:
     with progress("judge audit", enabled=not args.json) as cb:
         traces = [args.traces] if isinstance(args.traces, str) else args.traces  # a replay
         result = judge_audit_traces(
-            traces, config, out_dir=args.out, data_root=data_root, progress=cb
-        )
+            traces, config, out_dir=args.out, data_root=data_root, progress=cb,
+            partial=args.partial,
+        )  # fmt: skip
     if args.json:
         print_json(result)
         return 0

@@ -235,8 +235,16 @@ def call_seed(base: int, view: str, repeat: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
+def read_verdicts(path: Path) -> list[VerdictRecord]:
+    """The complete verdict lines of ``path`` (a line still being written is left out),
+    each checked; a bad line is a TraceFormatError naming the file and line."""
+    return list(_done(path).values())
+
+
 def _done(path: Path) -> dict[tuple[str, str, int, str], VerdictRecord]:
     done: dict[tuple[str, str, int, str], VerdictRecord] = {}
+    if not path.is_file():
+        return done
     for line_no, text in complete_lines(path, truncated="drop"):
         try:
             obj = json.loads(text)

@@ -21,19 +21,27 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import DataError
+from toolaudit.probes._judge_audit import VerdictRecord
 from toolaudit.probes._judge_protocol import native_pass, record_id
 from toolaudit.probes._judge_run import (
     VERDICTS_FILE,
     JudgeAuditConfig,
     judge_contexts,
+    read_verdicts,
     run_judges,
     select_records,
 )
 from toolaudit.probes._judge_seed import seed_judge_audit
 from toolaudit.probes._judge_seed_report import judge_audit_sections
 from toolaudit.progress import Progress
-from toolaudit.report import run_metadata, with_fallbacks, write_report, write_results
-from toolaudit.runs import check_run_config, exclusive, write_run_config
+from toolaudit.report import (
+    Fallback,
+    run_metadata,
+    with_fallbacks,
+    write_report,
+    write_results,
+)
+from toolaudit.runs import check_run_config, exclusive, read_run_config, write_run_config
 from toolaudit.traces import Episode, load_episodes
 
 RESULTS_FILE = "judge_audit.json"
@@ -89,10 +97,18 @@ def judge_audit_traces(
     data_root: Path | None = None,
     load: Callable[[str], Any] | None = None,
     progress: Progress | None = None,
+    partial: bool = False,
 ) -> dict[str, Any]:
     """Choose records from ``traces``, ask every judge, write the folder, return the
-    results (see the module docstring)."""
+    results (see the module docstring).
+
+    ``partial``: ask no judge; analyse the records whose every verdict (every judge,
+    view and repeat) is already in the folder, even while the study runs, and write
+    the results and report under ``partial/`` (``result["partial"]`` says how many
+    records of how many chosen they rest on)."""
     out = Path(out_dir)
+    if partial:
+        return _partial(out, traces, config, data_root=data_root)
     files = [Path(traces)] if isinstance(traces, str | Path) else [Path(t) for t in traces]
     if not files:
         raise DataError("judge-audit needs at least one trace file")
@@ -111,20 +127,68 @@ def judge_audit_traces(
             chosen, contexts, config, out_path=out / VERDICTS_FILE, load=load,
             progress=progress, on_loaded=record_options,
         )  # fmt: skip
-        result = seed_judge_audit(verdicts, seed=config.seed)
-        result["records"] = [
-            {"record_id": record_id(ep), "task_id": ep.task_id, "native_pass": native_pass(ep)}
-            for ep in chosen
-        ]
-        result["meta"] = run_metadata(
-            command="probe judge-audit",
-            seed=config.seed,
-            config=options,
-            fallbacks=fallbacks,
-        )
-        write_results(out / RESULTS_FILE, result)
-        sections = with_fallbacks(
-            judge_audit_sections(result), fallbacks, title="Judge audit (seed protocol)"
-        )
-        write_report(out, "toolaudit: judge audit (seed protocol)", sections)
+        return _write(out, verdicts, chosen, config, options, fallbacks)
+
+
+def _write(
+    out: Path,
+    verdicts: Sequence[VerdictRecord],
+    chosen: Sequence[Episode],
+    config: JudgeAuditConfig,
+    options: dict[str, Any],
+    fallbacks: list[Fallback],
+    *,
+    partial: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    result = seed_judge_audit(verdicts, seed=config.seed)
+    result["records"] = [
+        {"record_id": record_id(ep), "task_id": ep.task_id, "native_pass": native_pass(ep)}
+        for ep in chosen
+    ]
+    title = "Judge audit (seed protocol)"
+    if partial is not None:
+        result["partial"] = partial
+        title += f": partial, {partial['records_complete']} of {partial['records_chosen']} records"
+    result["meta"] = run_metadata(
+        command="probe judge-audit", seed=config.seed, config=options, fallbacks=fallbacks
+    )
+    write_results(out / RESULTS_FILE, result)
+    sections = with_fallbacks(judge_audit_sections(result), fallbacks, title=title)
+    write_report(out, f"toolaudit: {title[0].lower()}{title[1:]}", sections)
     return result
+
+
+def _partial(
+    out: Path,
+    traces: str | Path | Sequence[str | Path],
+    config: JudgeAuditConfig,
+    *,
+    data_root: Path | None,
+) -> dict[str, Any]:
+    files = [Path(traces)] if isinstance(traces, str | Path) else [Path(t) for t in traces]
+    options = run_options(files, config, data_root=data_root)
+    flags = {k: "--" + k.replace("_", "-") for k in options if k != "traces"}
+    if read_run_config(out) is None:
+        raise DataError(f"{out}: no judge audit has started there (no run_config.json)")
+    check_run_config(out, options, options={"traces": "TRACES", **flags})
+    chosen = choose_records(files, config.n_records, seed=config.seed)
+    _, fallbacks = judge_contexts(chosen, data_root=data_root)
+    done = {(v.judge, v.view, v.repeat, v.record_id): v for v in read_verdicts(out / VERDICTS_FILE)}
+    keys = [(j, view, rep) for j in config.judges for view in config.views
+            for rep in range(config.n_repeats)]  # fmt: skip
+    whole = [ep for ep in chosen if all((*k, record_id(ep)) in done for k in keys)]
+    if not whole:
+        raise DataError(
+            f"{out}: no record has all its {len(keys)} verdicts yet; nothing to analyse"
+        )
+    verdicts = [done[(*k, record_id(ep))] for ep in whole for k in keys]
+    info = {"records_complete": len(whole), "records_chosen": len(chosen),
+            "verdicts": len(done), "verdicts_planned": len(keys) * len(chosen)}  # fmt: skip
+    fallbacks = [*fallbacks, Fallback(
+        kind="skipped_part", what="judge_audit.partial",
+        detail=f"a partial analysis: {len(whole)} of {len(chosen)} chosen records have every "
+        f"verdict; the statistics rest on them alone", count=len(chosen) - len(whole),
+    )]  # fmt: skip
+    folder = out / "partial"
+    folder.mkdir(exist_ok=True)
+    return _write(folder, verdicts, whole, config, options, fallbacks, partial=info)
