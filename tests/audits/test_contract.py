@@ -469,6 +469,26 @@ def test_report_first_screen_has_one_linked_verdict_line_per_part(demo_out: Path
     assert f"- **for information** · [{titles[0]}: 8 files read" in md
 
 
+def test_leakage_headline_is_one_figure_on_card_line_table_and_verdict(demo_out: Path) -> None:
+    """Issue 44: the demo's leakage card, its table and its section verdict gave three
+    figures for one finding (the family-wise interval, the table's per-scope 95%
+    interval, and the prefix lookup's AUROC as if it were the tool's)."""
+    from tests.leakage.figures import headline_mismatches
+    from toolaudit.report._document import render_markdown
+
+    audit = load_audit("leakage")
+    result = load_results(demo_out)["leakage"]
+    md = render_markdown("t", audit.sections(result))
+    assert headline_mismatches(result.verdict, md, title=audit.title) == []
+    # the check catches a table that shows another interval for the same figure
+    f = audit_headline(audit, result)
+    assert f is not None and f.value is not None and f.interval is not None
+    cell = f"{f.value:.3f} [{f.interval[0]:.3f}, {f.interval[1]:.3f}]"
+    assert cell in md
+    other = md.replace(cell, f"{f.value:.3f} [0.001, 0.999]")
+    assert headline_mismatches(result.verdict, other, title=audit.title) != []
+
+
 def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> None:
     data = first_screen(demo_out / "report.html", tmp_path)
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
@@ -477,6 +497,27 @@ def test_report_renders_in_headless_chromium(demo_out: Path, tmp_path: Path) -> 
     page = layout(demo_out / "report.html", tmp_path)
     assert page.scroll_width == page.client_width, f"page overflows: {page}"
     assert page.images > 0 and page.broken_images == 0, page
+
+
+def test_leakage_figures_and_tables_read_at_1280_px_in_chromium(
+    demo_out: Path, tmp_path: Path
+) -> None:
+    """Issue 44: the leakage section's figures laid out at 1280 px are shown no smaller
+    than render_figure assumed (so their text is at least MIN_TEXT_PX), table captions
+    span the content width, and nothing overflows the page."""
+    from toolaudit.report import Figure, write_report
+    from toolaudit.report._document import CONTENT_PX, MIN_TEXT_PX
+
+    audit = load_audit("leakage")
+    sections = audit.sections(load_results(demo_out)["leakage"])
+    figures = [b for s in sections for b in s.blocks if isinstance(b, Figure)]
+    assert figures and all(f.text_px is not None and f.text_px >= MIN_TEXT_PX for f in figures)
+    report = write_report(tmp_path / "r", "leakage", sections)
+    page = layout(report, tmp_path)
+    assert page.content_width >= CONTENT_PX, page  # the width render_figure scales to
+    assert page.images == len(figures) and page.broken_images == 0, page
+    assert page.shrunk_images == 0 and page.narrow_captions == 0, page
+    assert page.scroll_width == page.client_width, page
 
 
 def test_result_meta_is_run_metadata_as_a_model() -> None:

@@ -60,7 +60,11 @@ def test_leakage_headline_reads_the_verdict_block_run_leakage_writes() -> None:
     ]
     doc["verdict"] = {"kind": "localized", "carrier": "thermompnn_ddg",
                       "evidence": {"details": {"candidates": rows}}}  # fmt: skip
-    assert "localized — thermompnn_ddg: AUROC 0.775 [0.700, 0.850]" in _line("leakage", doc)
+    # the carrier's own scope, labelled as a scope AUROC (the prefix lookup is another
+    # quantity, stated second in the section's sentence)
+    assert "localized — thermompnn_ddg (char_wb_3_5): scope AUROC 0.775 [0.700, 0.850]" in _line(
+        "leakage", doc
+    )
     doc["verdict"] = {"kind": "none", "carrier": None, "evidence": {}}
     assert _line("leakage", doc).split("](")[0].count("none") == 1
 
@@ -206,13 +210,16 @@ def test_leakage_headline_names_family_wise_intervals_as_such() -> None:
         {"scope": "t", "features": "char_wb_3_5", "auroc": 0.775, "ci": [0.678, 0.865]}]}  # fmt: skip
     localized = {"kind": "localized", "carrier": "t", "evidence": {"details": details}}
     line = headline_sentence("Leakage", verdict_finding(localized))
-    assert line == ("Leakage: localized — t: AUROC 0.775 [0.678, 0.865] (family-wise 95% interval)")
+    assert line == (
+        "Leakage: localized — t (char_wb_3_5): scope AUROC 0.775 [0.678, 0.865] "
+        "(family-wise 95% interval)"
+    )
     evidence = {"value": 0.611, "interval": [0.436, 0.794], "subject": "cancel", "n": 70,
-                "details": {"family_level": 0.9989}}  # fmt: skip
+                "details": {"family_level": 0.9989, "features": "word_1_2"}}  # fmt: skip
     none = verdict_finding({"kind": "none", "carrier": None, "evidence": evidence})
     line = headline_sentence("Leakage", none)
     assert line == (
-        "Leakage: none — strongest scope cancel: AUROC 0.611 [0.436, 0.794] "
+        "Leakage: none — strongest scope cancel (word_1_2): scope AUROC 0.611 [0.436, 0.794] "
         "(family-wise 95% interval), n = 70"
     )
     assert "(family-wise 95% interval 0.436 to 0.794)" in verdict_card("Leakage", none).sentence

@@ -155,7 +155,9 @@ def test_leakage_sections_render_tables_and_figures(planted):
     assert "ROC curves: best tool against the full trace" in fig_captions
     assert sec.blocks[0] == planted.verdict["sentence"]
     captions = [t.caption for t in tables]
-    assert captions[0] == "AUROC by scope and feature set [95% CI]"
+    # the intervals the verdict rule reads (issue 44: one figure per finding)
+    level = planted.finding().details["family_level"]
+    assert captions[0] == f"AUROC by scope and feature set [family-wise 95% CI, {level:.2%} each]"
     assert any(c.startswith("Candidate token classes") for c in captions)
     assert any(c.startswith("Dilution, real-tool") for c in captions)
     assert "| t2 |" in render_markdown("x", [sec])

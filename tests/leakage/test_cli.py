@@ -10,6 +10,7 @@ from toolaudit.cli.main import main
 from toolaudit.traces import write_jsonl
 
 from .conftest import adversarial_examples
+from .figures import headline_mismatches
 
 
 def test_cli_leakage_writes_stable_keys(tmp_path, capsys):
@@ -54,7 +55,7 @@ def test_cli_leakage_bad_selection_exits_2(tmp_path, capsys):
     assert "eval partition (split=nope) selects no examples" in capsys.readouterr().err
 
 
-def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path):
+def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path, capsys):
     src = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
     out = tmp_path / "tau2"
     code = main(
@@ -86,6 +87,18 @@ def test_cli_leakage_runs_on_tau2_results_with_grouped_cv(shared_data, tmp_path)
     )
     assert [r["scope"] for r in doc["scopes"]] == ["full", "get_order_details"]
     assert any("one class only" in w for w in doc["warnings"])
+    # Issue 44: the full trace lies far below chance on these 40 runs; the printed summary
+    # and the report say so, with the interval it is read from, and what it means
+    full = doc["verdict"]["evidence"]["details"]["full"]["char_wb_3_5"]
+    assert full["ci"][1] < 0.5
+    below = f"the full trace among them (char_wb_3_5: {full['auroc']:.3f} [{full['ci'][0]:.3f}, "
+    printed = capsys.readouterr().out
+    report = (out / "report.md").read_text()
+    for text in (printed, report):
+        assert "Below chance: " in text and below in text
+        assert "in the direction opposite to the one the classifier learned" in text
+    # one figure per finding: line, card, cited table row and verdict sentence agree
+    assert headline_mismatches(doc["verdict"], report) == []
 
 
 def test_cli_leakage_word_only_with_dilution_succeeds(shared_data, tmp_path):

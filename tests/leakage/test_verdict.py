@@ -8,7 +8,7 @@ import pytest
 
 from toolaudit.leakage import LeakageConfig, run_leakage
 from toolaudit.leakage._features import FEATURE_SETS
-from toolaudit.leakage._verdict import verdict_sentence
+from toolaudit.leakage._wording import verdict_sentence
 from toolaudit.report import Finding
 from toolaudit.traces import Example, ToolSection
 
@@ -202,14 +202,14 @@ def _pres(auroc, ci, delta=None, explains=False):
     ],
 )
 def test_presence_sentence_is_right_in_each_case(pres, says, never):
-    from toolaudit.leakage._verdict import _presence_tail
+    from toolaudit.leakage._wording import _presence_tail
 
     text = _presence_tail(pres)
     assert says in text and never not in text
 
 
 def test_presence_sentence_says_below_when_the_gap_is_reliably_negative():
-    from toolaudit.leakage._verdict import _presence_tail
+    from toolaudit.leakage._wording import _presence_tail
 
     text = _presence_tail(_pres(0.95, [0.88, 0.99], (-0.30, -0.45, -0.12)))
     assert "the full trace is reliably below it" in text

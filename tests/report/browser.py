@@ -12,24 +12,37 @@ from pathlib import Path
 import pytest
 
 # Written into a copy of the page: after layout, the body carries the page's scroll and
-# client widths, and the number of images that did not decode (Chromium dumps the DOM).
+# client widths, the number of images that did not decode, the content width (the
+# title's), the images shown narrower than min(their own width, the content width), and
+# the table captions narrower than the content (Chromium dumps the DOM).
 _PROBE = (
     "<script>window.addEventListener('load',()=>{const d=document.documentElement;"
-    "const broken=[...document.images].filter(i=>!(i.complete&&i.naturalWidth>0)).length;"
-    "document.body.setAttribute('data-layout',"
-    "d.scrollWidth+'x'+d.clientWidth+'x'+document.images.length+'x'+broken)})"
+    "const imgs=[...document.images];"
+    "const broken=imgs.filter(i=>!(i.complete&&i.naturalWidth>0)).length;"
+    "const c=Math.round(document.querySelector('h1').getBoundingClientRect().width);"
+    "const shrunk=imgs.filter(i=>i.getBoundingClientRect().width<"
+    "Math.min(i.naturalWidth,c)-1).length;"
+    "const narrow=[...document.querySelectorAll('.cap')].filter(p=>"
+    "p.getBoundingClientRect().width<c-1).length;"
+    "document.body.setAttribute('data-layout',[d.scrollWidth,d.clientWidth,imgs.length,"
+    "broken,c,shrunk,narrow].join('x'))})"
     "</script></body>"
 )
 
 
 @dataclass(frozen=True)
 class Layout:
-    """The page at 1280 px: its scroll and client widths, images, undecoded images."""
+    """The page at 1280 px: its scroll and client widths, images, undecoded images, the
+    content width, images shown scaled below min(their width, the content width), and
+    table captions narrower than the content."""
 
     scroll_width: int
     client_width: int
     images: int
     broken_images: int
+    content_width: int
+    shrunk_images: int
+    narrow_captions: int
 
 
 def _browser() -> str:
@@ -68,6 +81,6 @@ def layout(report: Path, work: Path) -> Layout:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
     finally:
         probe.unlink()
-    got = re.search(r'data-layout="(\d+)x(\d+)x(\d+)x(\d+)"', proc.stdout)
+    got = re.search(r'data-layout="(\d+(?:x\d+){6})"', proc.stdout)
     assert got is not None, proc.stderr[-2000:]
-    return Layout(*(int(g) for g in got.groups()))
+    return Layout(*(int(g) for g in got.group(1).split("x")))

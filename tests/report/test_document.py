@@ -61,3 +61,64 @@ def test_report_figures_never_switch_the_matplotlib_backend() -> None:
         if re.search(r"matplotlib\.use\(|import matplotlib\.pyplot", p.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_render_figure_raises_text_too_small_to_read_at_1280_px() -> None:
+    """Issue 44: a 15 x 3 bar chart drawn 19.5 inches wide showed 5 px labels once the
+    page scaled it to its 1,100 px content width; text below 10 px as shown is
+    enlarged, taking the scaling into account, and a legible figure is left alone."""
+    from toolaudit.report import new_figure
+    from toolaudit.report._document import CONTENT_PX, FIGURE_DPI, MIN_TEXT_PX, render_figure
+
+    fig, ax = new_figure(figsize=(19.5, 3.6))
+    ax.bar(range(15), [0.5] * 15)
+    ax.set_xticks(range(15), [f"tool_{i}" for i in range(15)], fontsize=5)
+    ax.set_title("t", fontsize=6)
+    png, text_px = render_figure(fig)
+    width = int.from_bytes(png[16:20], "big")
+    assert width > CONTENT_PX  # still wide: shown scaled down
+    assert text_px >= MIN_TEXT_PX - 1e-6
+    shown = min(t.get_fontsize() for t in ax.get_xticklabels()) * FIGURE_DPI / 72
+    assert shown * CONTENT_PX / width >= MIN_TEXT_PX - 0.05  # the ticks drawn, as shown
+
+    small, ax = new_figure(figsize=(4.0, 3.0))
+    ax.plot([0, 1], [0, 1])
+    ax.tick_params(labelsize=9)
+    ax.set_xlabel("x", fontsize=9)
+    _, text_px = render_figure(small)
+    assert text_px == 9 * FIGURE_DPI / 72  # 13.75 px: left as drawn
+
+
+def test_text_colour_contrasts_with_every_heatmap_cell() -> None:
+    """Issue 44: black numbers on the dark ends of RdBu_r; the colour is chosen by the
+    cell's luminance, so every cell's number reaches WCAG AA contrast (4.5:1) or the
+    best a black-or-white choice allows."""
+    from matplotlib import colormaps
+
+    from toolaudit.report import text_colour
+    from toolaudit.report._document import relative_luminance
+
+    def contrast(a: float, b: float) -> float:
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+    cmap = colormaps["RdBu_r"]
+    for v in [i / 20 for i in range(21)]:
+        cell = relative_luminance(cmap(v))
+        text = 0.0 if text_colour(cmap(v)) == "black" else 1.0
+        assert contrast(cell, text) >= 4.5, v
+    assert text_colour(cmap(1.0)) == text_colour(cmap(0.0)) == "white"
+    assert text_colour(cmap(0.5)) == "black"
+
+
+def test_html_table_caption_spans_the_page_and_long_text_may_wrap() -> None:
+    """Issue 44: a <caption> is as wide as its table, so a narrow table squeezed a long
+    caption into a column; wide tables scroll in their own box."""
+    from toolaudit.report._document import render_html
+
+    long_text = "ine/thermompnn/outputs/ThermoMPNN_inference_2KUH.csv chain_length: 115"
+    sec = Section("S").table("a long caption " * 10, ["k", "context"], [["x", long_text]])
+    page = render_html("T", [sec])
+    assert "<caption" not in page
+    assert "<div class='tw'><p class='cap'>a long caption" in page
+    assert "<td class='t'>x</td><td class='t l'>ine/thermompnn" in page
+    assert ".tw{overflow-x:auto" in page and "td.l{overflow-wrap:anywhere" in page

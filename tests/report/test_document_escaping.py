@@ -41,7 +41,7 @@ def test_html_table_cell_shows_a_backtick_span_as_code_and_nothing_else_as_marku
     cell = "keep `toolaudit demo` fast; *not* `<b>` [x](http://e.x)"
     page = render_html("R", [Section("S").table("c", ["what"], [[cell]])])
     assert (
-        "<td class='t'>keep <code>toolaudit demo</code> fast; *not* <code>&lt;b&gt;</code> "
+        "<td class='t l'>keep <code>toolaudit demo</code> fast; *not* <code>&lt;b&gt;</code> "
         "[x](http://e.x)</td>"
     ) in page
 
@@ -111,7 +111,8 @@ def test_html_tables_scroll_in_their_box_and_align_text_left() -> None:
         [["failed", 50, "47/50", "+1.0 [+0.8, +1.2]", "3.71e-11"]],
     )
     page = render_html("T", [sec])
-    assert "<div class='tw'><table>" in page
+    # the caption spans the content width (a narrow table squeezed a <caption>)
+    assert "<div class='tw'><p class='cap'>t</p><table>" in page and "<caption>" not in page
     assert (
         "<td class='t'>failed</td><td>50</td><td>47/50</td><td>+1.0 [+0.8, +1.2]</td><td>3.71e-11</td>"
         in page

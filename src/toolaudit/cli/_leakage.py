@@ -206,10 +206,11 @@ def run(args: argparse.Namespace) -> int:
     from toolaudit.leakage import (
         LeakageAuditConfig,
         LeakageResults,
+        below_chance_note,
         leakage_sections,
         return_freed_memory,
     )
-    from toolaudit.report import write_report
+    from toolaudit.report import Finding, write_report
 
     try:
         cfg = _config(args)
@@ -247,6 +248,9 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(visible(verdict["sentence"]))
+        below = below_chance_note(Finding.model_validate(verdict["evidence"]))
+        if below:
+            print(visible(below))
         print(f"wrote {visible(str(path))}")
         for f in dict.fromkeys(r.features for r in result.scopes):
             # scope names are tool names from the trace: shown as text, controls visible

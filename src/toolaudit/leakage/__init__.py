@@ -26,6 +26,7 @@ from toolaudit.leakage._partition import (
 from toolaudit.leakage._provenance import TokenClass
 from toolaudit.leakage._report import leakage_sections
 from toolaudit.leakage._verdict import VERDICT_KINDS
+from toolaudit.leakage._wording import below_chance_note
 from toolaudit.leakage._words import WordCorpus
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "WordCorpus",
     "Selection",
     "TokenClass",
+    "below_chance_note",
     "leakage_sections",
     "run_leakage",
 ]

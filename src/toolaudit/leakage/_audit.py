@@ -22,7 +22,8 @@ from toolaudit.leakage._presence import presence_scores
 from toolaudit.leakage._scoring import one_class_groups, roc_curves, summarize
 from toolaudit.leakage._tokenclass import ProvenanceEntry, describe_terms, token_classes
 from toolaudit.leakage._tron import class_grouped
-from toolaudit.leakage._verdict import ScoredScope, decide, verdict_sentence
+from toolaudit.leakage._verdict import ScoredScope, decide
+from toolaudit.leakage._wording import verdict_sentence
 from toolaudit.progress import Progress
 from toolaudit.report import Fallback, Finding, record_fallback
 from toolaudit.traces import Example

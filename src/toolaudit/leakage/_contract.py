@@ -14,6 +14,11 @@ from toolaudit.leakage._audit import run_leakage
 from toolaudit.leakage._config import DilutionConfig, LeakageConfig
 from toolaudit.leakage._features import FEATURE_SETS
 from toolaudit.leakage._report import leakage_sections
+from toolaudit.leakage._wording import (
+    first_screen_label,
+    headline_reading,
+    strongest_tool_sentence,
+)
 from toolaudit.report import Fallback, Finding, Section
 from toolaudit.tokens import TokenClassRecord
 from toolaudit.traces import DEFAULT_THRESHOLD, Example, FieldMapping
@@ -117,16 +122,37 @@ def top_tool_sentence(finding: Finding) -> str:
     full = finding.details.get("full")
     ci = f" [{lo:.3f}, {hi:.3f}]" if lo is not None and hi is not None else ""
     relation = (
-        "its interval lies wholly above"
+        "its 95% interval lies wholly above"
         if finding.verdict == "stands_out"
-        else "its interval does not lie wholly above"
+        else "its 95% interval does not lie wholly above"
     )
     full_text = f"{full:.3f}" if isinstance(full, float) else "undefined"
     return (
         f"With {finding.details.get('features')} features the strongest single tool is "
         f"{finding.subject} (AUROC {finding.value:.3f}{ci}); {relation} the full trace's "
-        f"{full_text}."
+        f"point estimate, {full_text} (this file has no verdict block, which would test "
+        "the paired difference)."
     )
+
+
+def _strongest_tool(result: LeakageResults) -> str | None:
+    """The section's sentence on the strongest single tool: from the verdict rule's
+    comparisons (its family-wise intervals, against chance and against the full trace)
+    when the result has them, in the feature set the verdict turned on; none when the
+    verdict sentence already states that tool; else :func:`top_tool_sentence`."""
+    evidence = (result.verdict or {}).get("evidence") or {}
+    details = evidence.get("details") or {}
+    if details.get("comparisons"):
+        feats = [r.features for r in result.scopes]
+        reading = headline_reading(details, evidence.get("subject"))
+        chosen = reading.features if reading is not None else details.get("features")
+        focus = "char_wb_3_5" if "char_wb_3_5" in feats or not feats else feats[0]
+        features = chosen if chosen in feats else focus
+        if reading is not None and reading.kind == "scope" and features == reading.features:
+            return None  # the verdict's first sentence states this very figure
+        return strongest_tool_sentence(details, str(features))
+    finding = top_tool_finding(result)
+    return top_tool_sentence(finding) if finding is not None else None
 
 
 def verdict_finding(verdict: dict[str, Any]) -> Finding:
@@ -137,26 +163,26 @@ def verdict_finding(verdict: dict[str, Any]) -> Finding:
     iv = verdict.get("interval", verdict.get("ci95"))
     value = verdict.get("value", verdict.get("auroc"))
     subject = verdict.get("subject", verdict.get("tool", verdict.get("carrier")))
-    if value is None:  # the block run_leakage writes: read the carrier's own scope row
+    metric = "AUROC"
+    if value is None:  # the block run_leakage writes: the reading it is headlined with
         evidence = verdict.get("evidence") or {}
-        rows = (evidence.get("details") or {}).get("candidates") or []
-        mine = [r for r in rows if isinstance(r, dict) and r.get("scope") == subject]
-        text = [r for r in mine if not str(r.get("features", "")).startswith("prefix")]
-        if text or mine:
-            row = (text or mine)[0]
-            value, iv = row.get("auroc"), row.get("ci")
+        reading, label = first_screen_label(verdict)
+        if reading is not None:
+            # the figure the section's verdict sentence states first, labelled as the
+            # quantity it is (scope, prefix-lookup or presence-control AUROC)
+            value, iv, subject, metric = (
+                reading.auroc,
+                [reading.low, reading.high],
+                label,
+                reading.metric,
+            )
             if "family_level" in (evidence.get("details") or {}):
                 # the rule's intervals: Bonferroni over its comparisons, 95% jointly
-                verdict = {**verdict, "family_wise": True}
-        elif subject is None and isinstance(evidence.get("value"), int | float):
-            # no carrier (none / distributed): the scope the decision turned on
-            value, iv = evidence["value"], evidence.get("interval")
-            subject = f"strongest scope {evidence.get('subject')}"
-            # Bonferroni over the scopes: 95% jointly, each interval wider than 95%
-            verdict = {**verdict, "n": verdict.get("n", evidence.get("n")), "family_wise": True}
+                verdict = {**verdict, "n": verdict.get("n", evidence.get("n")),
+                           "family_wise": True}  # fmt: skip
     interval = (iv[0], iv[1]) if isinstance(iv, list | tuple) and len(iv) == 2 else None
     details = {k: v for k, v in verdict.items() if k not in known}
-    details.setdefault("metric", "AUROC")
+    details.setdefault("metric", metric)
     return Finding(
         name="leakage.verdict",
         verdict=str(verdict.get("verdict", verdict.get("kind"))),
@@ -273,9 +299,9 @@ class LeakageAudit:
         data = result.data or {}
         files = ", ".join(data.get("files", []))
         intro = f"Examples audited: {data.get('examples', '?')} ({files})."
-        finding = top_tool_finding(result)
-        if finding is not None:
-            intro += " " + top_tool_sentence(finding)
+        strongest = _strongest_tool(result)
+        if strongest:
+            intro += " " + strongest
         sections[0].blocks.insert(0, intro)
         return sections
 

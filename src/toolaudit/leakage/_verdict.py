@@ -15,6 +15,7 @@ of the AUROC lies above 0.5; ``reliably above X`` means the paired bootstrap int
 
 The presence control (a classifier on which tools were called and how often) *explains*
 the full-trace signal when it is above chance and the full trace is not reliably above it.
+The sentences that state the verdict are in ``_wording``.
 """
 
 from __future__ import annotations
@@ -213,7 +214,10 @@ def decide(
         key=lambda s: np.nan_to_num(s.ci95[0], nan=0.0),
         default=best_full,
     )
-    details["features"] = top.features if top else None
+    # a prefix lookup's features ("2 char") named as such, as in the candidates
+    details["features"] = (
+        None if top is None else f"prefix {top.features}" if top is prefix else top.features
+    )
     return Finding(
         name="leakage.verdict",
         verdict=kind,
@@ -253,125 +257,3 @@ def _presence(
         _above(presence.ci95) and _above(base.ci95) and not _reliably_positive(d)
     )
     return info
-
-
-def _iv(lo: float | None, hi: float | None) -> str:
-    if lo is None or hi is None or np.isnan(lo) or np.isnan(hi):
-        return "no interval"
-    return f"family-wise 95% CI [{lo:.3f}, {hi:.3f}]"
-
-
-def verdict_sentence(finding: Finding) -> str:
-    """The report's first sentence, rendered from the verdict finding."""
-    lo, hi = finding.interval or (None, None)
-    value = "undefined" if finding.value is None else f"{finding.value:.3f}"
-    d = finding.details
-    if finding.verdict == "localized":
-        cls = d.get("carrier_class")
-        low = d.get("minus_full_low", float("nan"))
-        cls_part = f"; its top provenance class is `{cls}`" if cls else ""
-        head = (
-            f"Verdict: localized. The label is readable from tool `{finding.subject}` "
-            f"({d.get('features')}, AUROC {value}, {_iv(lo, hi)}), reliably above the full "
-            f"trace (difference at least {low:+.3f}){cls_part}. Test whether a model depends "
-            f"on it with `toolaudit redact`{' --class ' + cls if cls else ''}."
-        )
-    else:
-        head = _head(finding, value, lo, hi)
-    return head + _presence_tail(d.get("presence") or {})
-
-
-def _presence_tail(pres: dict[str, Any]) -> str:
-    """The presence control's sentence, in four cases: it explains the full trace, the
-    full trace is reliably above it, it carries signal the full trace does not reach,
-    or it is at chance. Every clause is read from the numbers it cites."""
-    if not pres or pres.get("auroc") is None:
-        return ""
-    auroc = float(pres["auroc"])
-    ci = pres.get("ci") or [None, None]
-    d = pres.get("full_minus_presence")
-    gap = ""
-    if d is not None:
-        gap = f" (full trace minus presence {d['delta']:+.3f}, {_iv(d['ci'][0], d['ci'][1])})"
-    if pres.get("explains_full"):
-        return (
-            " The presence control (which tools were called, and how often) reaches "
-            f"AUROC {auroc:.3f} and the full trace is not reliably above it{gap}: the "
-            "outcome is readable from the actions taken, not from a returned value."
-        )
-    if not pres.get("above_chance"):
-        return (
-            f" The presence control (which tools were called, and how often) is not "
-            f"reliably above chance (AUROC {auroc:.3f}, {_iv(ci[0], ci[1])}): the choice "
-            "of actions alone does not carry the signal."
-        )
-    if d is not None and _reliably_positive(d):
-        return (
-            f" The presence control reaches AUROC {auroc:.3f}, and the full trace is "
-            f"reliably above it{gap}: more than the choice of actions carries the signal."
-        )
-    below = d is not None and d["ci"][1] is not None and d["ci"][1] < 0.0
-    return (
-        f" The presence control (which tools were called, and how often) reaches AUROC "
-        f"{auroc:.3f} ({_iv(ci[0], ci[1])}), while the full trace is "
-        f"{'reliably below it' if below else 'not reliably above chance'}{gap}: the "
-        "choice of actions carries signal that the text features do not recover."
-    )
-
-
-def _head(finding: Finding, value: str, lo: float | None, hi: float | None) -> str:
-    d = finding.details
-    if finding.verdict == "distributed":
-        best = d.get("best_tool") or {}
-        best_part = (
-            f" above every single tool (best: `{best['scope']}` {best['auroc']:.3f})"
-            if best.get("scope")
-            else ""
-        )
-        return (
-            f"Verdict: distributed. The full trace ({d.get('features')}, AUROC {value}, "
-            f"{_iv(lo, hi)}) is reliably above chance and{best_part}; no single tool "
-            "carries the signal, so there is no one field to redact."
-        )
-    if finding.verdict == "none":
-        return (
-            f"Verdict: none. No scope is reliably above chance (highest lower bound: "
-            f"`{finding.subject}` {d.get('features')}, AUROC {value}, {_iv(lo, hi)}) on "
-            f"{finding.n} evaluation examples; there is nothing to redact, though a weak "
-            "shortcut could escape intervals this wide."
-        )
-    return (
-        f"Verdict: inconclusive. `{finding.subject}` ({d.get('features')}, AUROC {value}, "
-        f"{_iv(lo, hi)}) is above chance, but neither one tool is reliably above the "
-        "full trace nor the full trace reliably above every tool; more evaluation "
-        "examples would narrow the intervals."
-    )
-
-
-def outcome_note(finding: Finding) -> str:
-    """For agent runs (label = the episode's own reward): leakage against outcome
-    prediction, tied to this run's verdict."""
-    pres = finding.details.get("presence") or {}
-    if finding.verdict == "localized":
-        reading = (
-            f"here one tool's returned text (`{finding.subject}`) predicts the reward on "
-            "held-out tasks: inspect whether it reveals the outcome (a status or "
-            "confirmation the grader reads) or merely reflects a successful run"
-        )
-    elif pres.get("explains_full"):
-        reading = (
-            "here the presence control explains the signal, so what predicts the "
-            "reward is which actions the agent took: outcome prediction, not leakage"
-        )
-    elif finding.verdict == "distributed":
-        reading = (
-            "here the whole trajectory predicts the reward and no single returned value "
-            "does: that is what a successful run looks like, not a leaked label"
-        )
-    else:
-        reading = f"here the verdict is {finding.verdict}, so neither is shown"
-    return (
-        "These examples are agent runs whose label is the episode's own reward. "
-        "Leakage means a returned value reveals the label; outcome prediction means the "
-        f"trajectory reflects success, which is expected and harmless; {reading}."
-    )

@@ -14,6 +14,7 @@ from toolaudit.report._document import (
     Table,
     fmt,
     new_figure,
+    text_colour,
     visible,
     write_report,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "ResultMeta",
     "record_fallback",
     "Figure",
+    "text_colour",
     "clean_json",
     "file_digest",
     "Headline",

@@ -61,15 +61,14 @@ _PLAIN: dict[str, tuple[Severity, str]] = {
     ),
     "leakage.verdict:inconclusive": (
         "insufficient",
-        "Some scope ranks the labels above "
-        "chance (best: {subject}, {metric} {value}{ci}), but no "
-        "tool stands apart from the full trace with this many "
-        "rows. Next: audit more rows.",
+        "Some scope or control ranks the labels above chance; {subject}: {metric} "
+        "{value}{ci}. But no tool stands apart from the full trace with this many rows. "
+        "Next: audit more rows.",
     ),
     "none": (
         "clear",
-        "No scope ranks the labels above chance (best: {subject}, {metric} "
-        "{value}{ci}): no shortcut found in the tool returns.",
+        "No scope or control ranks the labels above chance; {subject}: {metric} "
+        "{value}{ci}. No shortcut found in the tool returns.",
     ),
     "at_chance": (
         "clear",

@@ -30,12 +30,23 @@ class Table:
     rows: list[list[Any]]
 
 
+#: The report's content width in CSS px in a window 1280 px wide (``body``'s
+#: max-width): a wider figure is scaled down to it, and its text with it.
+CONTENT_PX = 1100
+#: The smallest text a figure shows, in CSS px, read in a window 1280 px wide.
+MIN_TEXT_PX = 10.0
+#: The resolution figures are rendered at.
+FIGURE_DPI = 110
+
+
 @dataclass(frozen=True, slots=True)
 class Figure:
-    """An embedded PNG (bytes) with a caption."""
+    """An embedded PNG (bytes) with a caption; ``text_px`` is the height of its smallest
+    text in CSS px as the report shows it in a window 1280 px wide (None: not measured)."""
 
     caption: str
     png: bytes
+    text_px: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +110,10 @@ class Section:
         return self
 
     def figure(self, caption: str, fig: Any) -> Section:
-        """Append a matplotlib figure (rendered to PNG and closed)."""
-        self.blocks.append(Figure(caption, figure_png(fig)))
+        """Append a matplotlib figure (rendered to PNG, its text at least
+        :data:`MIN_TEXT_PX` as shown)."""
+        png, text_px = render_figure(fig)
+        self.blocks.append(Figure(caption, png, text_px))
         return self
 
     def transcript(
@@ -180,27 +193,101 @@ def new_figure(
 
 
 def figure_png(fig: Any) -> bytes:
-    """Render a matplotlib figure to PNG bytes (fixed metadata, so output is stable).
+    """Render a matplotlib figure to PNG bytes (fixed metadata, so output is stable), its
+    smallest text raised to :data:`MIN_TEXT_PX` as the report shows it (see
+    :func:`render_figure`)."""
+    return render_figure(fig)[0]
 
-    Control characters in its titles and labels (a tool name from a trace: ESC, BEL, CR)
-    are drawn as visible escapes, as in every other output. Tick labels made while drawing
-    (categories) can still reach the font, which has no glyph for them: its warnings are
-    logged with the same escaping instead of carrying the raw bytes."""
-    import warnings
 
+def render_figure(fig: Any) -> tuple[bytes, float]:
+    """The figure as PNG bytes, and the height in CSS px of its smallest text as the
+    report shows it in a window 1280 px wide (a PNG wider than :data:`CONTENT_PX` is
+    scaled down to it).
+
+    Text smaller than :data:`MIN_TEXT_PX` there is enlarged and the figure drawn again
+    (a wide figure shrinks as shown, so its text must start larger). Control characters
+    in its titles and labels (a tool name from a trace: ESC, BEL, CR) are drawn as
+    visible escapes, as in every other output. Tick labels made while drawing
+    (categories) can still reach the font, which has no glyph for them: its warnings
+    are logged with the same escaping instead of carrying the raw bytes."""
     from matplotlib.text import Text
 
     for artist in fig.findobj(Text):
         text = artist.get_text()
         if not all(c.isprintable() or c in " \n" for c in text):
             artist.set_text(visible(text, keep="\n"))
+    png = _png(fig)
+    for _ in range(3):  # enlarging text widens a tight figure: settle in a few passes
+        scale = min(1.0, CONTENT_PX / _png_width(png))
+        need = MIN_TEXT_PX * 72.0 / (FIGURE_DPI * scale)  # points
+        texts = _shown_texts(fig)
+        smallest = min((t.get_fontsize() for t in texts), default=need)
+        if smallest >= need - 1e-6:
+            return png, smallest * FIGURE_DPI / 72.0 * scale
+        _enlarge(fig, texts, need)
+        png = _png(fig)
+    scale = min(1.0, CONTENT_PX / _png_width(png))
+    smallest = min((t.get_fontsize() for t in _shown_texts(fig)), default=need)
+    return png, smallest * FIGURE_DPI / 72.0 * scale
+
+
+def _png(fig: Any) -> bytes:
+    import warnings
+
     buf = io.BytesIO()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+        fig.savefig(buf, format="png", dpi=FIGURE_DPI, bbox_inches="tight",
+                    metadata={"Software": None})  # fmt: skip
     for w in caught:
         logger.warning("figure: %s", visible(str(w.message)))
     return buf.getvalue()
+
+
+def _png_width(png: bytes) -> int:
+    """The pixel width in a PNG's IHDR chunk."""
+    return int.from_bytes(png[16:20], "big")
+
+
+def _shown_texts(fig: Any) -> list[Any]:
+    from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _enlarge(fig: Any, texts: list[Any], need: float) -> None:
+    """Every text below ``need`` points raised to it; tick labels through their axes'
+    tick parameters, so ticks made at the next draw keep the size."""
+    for ax in fig.axes:
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            labels = [t for t in axis.get_ticklabels() if t.get_text().strip()]
+            if labels and min(t.get_fontsize() for t in labels) < need:
+                ax.tick_params(axis=name, which="both", labelsize=need)
+    for t in texts:
+        if t.get_fontsize() < need:
+            t.set_fontsize(need)
+
+
+def text_colour(rgba: tuple[float, ...]) -> str:
+    """``"black"`` or ``"white"``: whichever contrasts more with a fill of colour
+    ``rgba`` (WCAG relative luminance), for a number written on a heatmap cell.
+
+    Example:
+        >>> text_colour((0.02, 0.19, 0.38, 1.0)), text_colour((0.97, 0.97, 0.97, 1.0))
+        ('white', 'black')
+    """
+    lum = relative_luminance(rgba)
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+
+
+def relative_luminance(rgba: tuple[float, ...]) -> float:
+    """The WCAG relative luminance of an sRGB colour (channels in 0..1)."""
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(float(c)) for c in rgba[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def fmt(value: Any) -> str:
@@ -298,13 +385,19 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;
 padding:0 1em;color:#1d2433;line-height:1.45}
 h1{border-bottom:2px solid #2b5797}h2{margin-top:2em;color:#2b5797}
-.tw{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em}
+.tw{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em;background:
+linear-gradient(to right,#fff 30%,#fff0),linear-gradient(to left,#fff 30%,#fff0) 100% 0,
+radial-gradient(farthest-side at 0 50%,#0003,#0000),
+radial-gradient(farthest-side at 100% 50%,#0003,#0000) 100% 0;background-repeat:no-repeat;
+background-size:40px 100%,40px 100%,14px 100%,14px 100%;
+background-attachment:local,local,scroll,scroll}
 table{border-collapse:collapse;font-size:.9em}
 th,td{border:1px solid #ccd;padding:.3em .6em;text-align:right}
-th{background:#eef2fa;text-align:left}td.t{text-align:left}
+th{background:#eef2fa;text-align:left}td.t{text-align:left;overflow-wrap:break-word}
+td.l{overflow-wrap:anywhere;min-width:10em}
 code{background:#eef2fa;padding:0 .2em;border-radius:3px;font-size:.92em}
-caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
-figure{margin:1em 0}figcaption{font-size:.9em;color:#555}img{max-width:100%}
+.cap{text-align:left;font-weight:600;margin:.3em 0;position:sticky;left:0}
+figure{margin:1em 0}figcaption{font-size:.9em;color:#555}img{max-width:100%;height:auto}
 nav a{margin-right:1em}
 .verdict{margin:.25em 0;padding:.35em .6em;border-left:4px solid #2b5797;background:#f3f6fc}
 .verdict a{color:#1d2433;text-decoration:none}.verdict a:hover{text-decoration:underline}
@@ -361,7 +454,9 @@ def render_html(title: str, sections: list[Section]) -> str:
             elif isinstance(block, Transcript):
                 parts.append(_transcript_html(block))
             elif isinstance(block, Table):
-                parts.append(f"<div class='tw'><table><caption>{esc(block.caption)}</caption><tr>")
+                # the caption spans the content width, not the table's (a narrow table
+                # squeezed it); a wide table scrolls in its own box, shadowed at the edge
+                parts.append(f"<div class='tw'><p class='cap'>{esc(block.caption)}</p><table><tr>")
                 parts.append("".join(f"<th>{esc(h)}</th>" for h in block.header) + "</tr>")
                 for row in block.rows:
                     parts.append("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>")
@@ -381,6 +476,8 @@ _WORDS_OF_NUMBERS = ("undefined", "not estimable", "—")
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+#: Text cells longer than this may wrap inside a word (class ``l``).
+_LONG_CELL = 40
 
 
 def _cell_html(value: Any) -> str:
@@ -390,7 +487,9 @@ def _cell_html(value: Any) -> str:
     text = fmt(value)
     bare = _EXPONENT.sub("", text)
     numeric = text in _WORDS_OF_NUMBERS or not any(c.isalpha() for c in bare)
-    cls = "" if numeric else " class='t'"
+    # a long text (a tool return's context, a list of tools) may break anywhere, so a
+    # table of them fits the page; a short one (a name, a keyword) stays whole
+    cls = "" if numeric else " class='t l'" if len(text) > _LONG_CELL else " class='t'"
     shown = visible(text)
     pieces = _CODE_SPAN.split(shown)  # odd indices: the code spans' contents
     body = "".join(
