@@ -214,6 +214,11 @@ def _prepare(
             f"cv_folds={cfg.cv_folds} is not used: the partition is a holdout "
             f"({part.description}), not cross-validation on one pool"
         )
+    if progress is not None:
+        from toolaudit.leakage._kernels import compiled_before
+
+        if not compiled_before():
+            progress(0, 0, "compiling the PT2D kernels (numba; once per install, about 2 min)")
     engine = PT2DEngine(examples, cfg.features, progress=progress, threads=cfg.threads or None)
     tools = list(engine.tools)
     if not tools:
