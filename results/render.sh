@@ -23,3 +23,8 @@ if [ -s results/probe-llm/records.jsonl ] && [ ! -e results/probe-llm/report.md 
   .venv/bin/toolaudit -q probe analyze "$tmp/pl" --report >/dev/null
   cp "$tmp/pl/report.md" results/probe-llm/partial-report.md
 fi
+if [ -s results/judge-audit/verdicts.jsonl ] && [ ! -e results/judge-audit/judge_audit.json ]; then
+  # reads the verdicts so far (a line being written is left out), writes only partial/
+  bash results/judge-audit/command.sh --partial -q >/dev/null 2>"$tmp/ja.err" \
+    || echo "judge-audit: $(tail -1 "$tmp/ja.err")" >&2
+fi

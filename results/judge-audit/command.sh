@@ -9,6 +9,8 @@
 # the shared data has no airline domain folder: a recorded stand-in), the task criteria,
 # the tools and the trajectory; never the agent or the native reward.
 # Resumable: rerun this script from the repository root; it continues from verdicts.jsonl.
+# Arguments are passed on: `bash command.sh --partial` analyses the whole records so far
+# into partial/ without asking a judge (results/render.sh does it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIMS=../shared/data/tau2/simulations
@@ -18,4 +20,4 @@ SIMS=../shared/data/tau2/simulations
   "$SIMS/airline__gpt-4.1__user-gpt-4.1__test20x1.json" \
   "$SIMS/airline__qwen2.5-7b__user-gpt-4.1__50x1.json" \
   --judge-model llama:qwen,threads=2 --judge-model llama:gemma,threads=2 \
-  --records 40 --repeats 3 --seed 0 --out results/judge-audit
+  --records 40 --repeats 3 --seed 0 --out results/judge-audit "$@"
