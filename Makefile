@@ -2,6 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+OUT ?= demo-out
 DEMO_STAMP := $(VENV)/.demo-installed
 TEST_STAMP := $(VENV)/.test-installed
 
