@@ -12,15 +12,14 @@ evaluation, as in the seed.
 
 from __future__ import annotations
 
-import functools
 import importlib
-import inspect as pyinspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolaudit.errors import ConfigError
-from toolaudit.probes._inspect_records import ToolMutation, reformat_text
+from toolaudit.probes._inspect_records import ToolMutation
+from toolaudit.probes._inspect_tools import shown_tools
 
 TAU2_TASKS = {
     "inspect_evals/tau2_retail": "retail",
@@ -135,7 +134,7 @@ class Tau2Domain:
             get_user_simulator_agent,
         )
 
-        tools = mutate_tools(self.agent_tools(), mutation, memo)
+        tools = shown_tools(self.agent_tools(), mutation, memo)
         policy = mutation.substitute(self.policy())
         config = CustomerServiceAgentConfig(
             get_domain_policy=lambda: policy, tools=tools, instance=self.instance
@@ -163,44 +162,3 @@ def tool_descriptions(tools: Sequence[Any]) -> dict[str, str]:
     from inspect_ai.tool import ToolDef
 
     return {d.name: d.description for d in (ToolDef(t) for t in tools)}
-
-
-def _reformatting(fn: Callable[..., Any], memo: dict[str, str]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    async def execute(*args: Any, **kwargs: Any) -> Any:
-        result = fn(*args, **kwargs)
-        if pyinspect.isawaitable(result):
-            result = await result
-        if isinstance(result, str):
-            shown = reformat_text(result)
-            if shown != result:
-                memo[shown] = result
-            return shown
-        return result
-
-    return execute
-
-
-def mutate_tools(tools: Sequence[Any], mutation: ToolMutation, memo: dict[str, str]) -> list[Any]:
-    """``tools`` as the agent sees them under ``mutation``: shown names, the same
-    descriptions and parameter schemas, and (reformat) returns re-presented."""
-    from inspect_ai.tool import ToolDef
-
-    shown = mutation.shown_of()
-    out = []
-    for t in tools:
-        d = ToolDef(t)
-        fn = d.tool
-        if mutation.obs_format == "wrapped_reversed":
-            fn = _reformatting(fn, memo)
-        out.append(
-            ToolDef(
-                fn,
-                name=shown.get(d.name, d.name),
-                description=d.description,
-                parameters=d.parameters,
-                parallel=d.parallel,
-                viewer=d.viewer,
-            ).as_tool()
-        )
-    return out
