@@ -119,7 +119,12 @@ def register(sub: Any) -> None:
     )
     train.add_argument("--seed", type=seed, default=0, help="random seed (0)")
     lm = train.add_argument_group("--kind lm")
-    lm.add_argument("--size", choices=("tiny", "small"), default="small", help="(small)")
+    lm.add_argument(
+        "--size",
+        choices=("tiny", "mini", "small"),
+        default="small",
+        help="tiny: 1 layer x 32; mini: 2 x 64; small: 4 x 128 (small)",
+    )
     lm.add_argument("--steps", type=positive_int, default=300, help="updates (300)")
     lm.add_argument(
         "--epochs",

@@ -40,10 +40,13 @@ from toolaudit.traces import Example
 
 logger = logging.getLogger(__name__)
 
-Size = Literal["tiny", "small"]
+Size = Literal["tiny", "mini", "small"]
 SIZES: dict[str, dict[str, int]] = {
     # hidden, layers, heads, feed-forward width, BPE vocabulary (incl. 256 bytes)
     "tiny": {"hidden": 32, "layers": 1, "heads": 2, "ffn": 64, "vocab": 512},
+    # two layers: the least depth that can find "the token after complex_id:" (one layer
+    # builds the previous-token feature, the next attends to it)
+    "mini": {"hidden": 64, "layers": 2, "heads": 4, "ffn": 256, "vocab": 1024},
     "small": {"hidden": 128, "layers": 4, "heads": 4, "ffn": 384, "vocab": 4096},
 }
 SPECIAL = ("<pad>", "<s>", "</s>")
