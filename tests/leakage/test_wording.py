@@ -134,7 +134,10 @@ def test_localized_sentence_states_the_scope_first_and_labels_the_prefix_lookup(
     )
     assert scope in text and prefix in text and text.index(scope) < text.index(prefix)
     assert "first 2 characters of its token class `t.path`" in text
-    assert "`toolaudit redact --class t.path`" in text
+    assert (
+        "`toolaudit redact DATA --out DIR --model SPEC --class-from LEAKAGE_DIR --class t.path`"
+        in text
+    )
 
 
 def test_localized_by_the_prefix_alone_says_the_scope_is_not_reliably_above() -> None:

@@ -101,3 +101,95 @@ def test_redact_cli_malformed_data_names_file_line_and_field(
     assert "bad.jsonl, line 2, field 'label'" in err
     assert main(["redact", str(tmp_path / "none"), "--out", str(tmp_path), "--model", "x"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# Candidates the leakage audit mined on the controlled benchmark (scale 0.2, strength 3,
+# seed 0; issue 44): the carrier, and two whose captures are not whole values (``S107``
+# of ``cdr3b=S107M``, the ``36`` of ``0.36``), so a plain substring search finds them
+# again inside other tokens after redaction.
+CARRIER = "thermompnn_ddg.thermompnn_csv_path"
+MINED = [
+    {"name": CARRIER, "kind": "regex", "pattern": r"ThermoMPNN_inference_(\w+)\.csv"},
+    {"name": "mcpas_retrieval.cdr3b", "kind": "regex", "pattern": r"cdr3b\s*[:=]\s*(\S+)"},
+    {"name": "interface_analysis.res", "kind": "regex", "pattern": r"rel_buried=0\.(\d+)"},
+]
+
+
+@pytest.fixture(scope="module")
+def mined_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("leak")
+    doc = {"scopes": [], "provenance": {"features": [], "classes": MINED},
+           "prefix_lookup": None, "dilution": None, "partition": {}, "tools": [],
+           "meta": {"command": "toolaudit leakage", "seed": 0}}  # fmt: skip
+    (d / "leakage.json").write_text(json.dumps(doc))
+    return d
+
+
+def test_redact_cli_class_from_scores_the_carrier_and_reports_refused_classes(
+    tcr_dir: Path, mined_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "red"
+    argv = ["redact", str(tcr_dir), "--out", str(out), "--model",
+            f"sklearn:{tcr_dir / 'frozen.joblib'}", "--limit", "40", "--n-boot", "200",
+            "--class-from", str(mined_dir)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    doc = json.loads((out / "redaction.json").read_text())
+    assert [v["name"] for v in doc["variants"]] == ["original", CARRIER]
+    carrier = doc["variants"][1]
+    assert carrier["residuals"] == 0 and carrier["replacements"] > 0
+    assert carrier["auroc"] is not None and carrier["delta"] is not None  # scored
+    refused = doc["residual_check"]["refused"]
+    assert set(refused) == {"mcpas_retrieval.cdr3b", "interface_analysis.res"}
+    assert all(n > 0 for n in refused.values()) and doc["residual_check"]["residuals"] == 0
+    skipped = {f["what"]: f for f in doc["meta"]["fallbacks"] if f["kind"] == "skipped_part"}
+    assert set(skipped) == {f"redaction.{n}" for n in refused}
+    assert all(skipped[f"redaction.{n}"]["count"] == c for n, c in refused.items())
+    for name, count in refused.items():
+        assert f"{name}: not scored: {count} occurrences" in text
+    assert "redaction.interface_analysis.res" in (out / "report.html").read_text()
+
+
+def test_redact_cli_run_with_every_class_refused_writes_nothing(
+    tcr_dir: Path, mined_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "red"
+    base = ["redact", str(tcr_dir), "--out", str(out), "--model",
+            f"sklearn:{tcr_dir / 'frozen.joblib'}", "--limit", "20", "--n-boot", "50",
+            "--class-from", str(mined_dir)]  # fmt: skip
+    assert main([*base, "--class", "interface_analysis.res"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to score: redacted values survive (interface_analysis.res:" in err
+    assert not out.exists()
+    # so a retry with another class into the same folder is not refused as a changed rerun
+    assert main([*base, "--class", CARRIER]) == 0
+    doc = json.loads((out / "redaction.json").read_text())
+    assert [v["name"] for v in doc["variants"]] == ["original", CARRIER]
+
+
+def test_redact_cli_runs_the_command_the_leakage_verdict_suggests(
+    tcr_dir: Path, mined_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+    import shlex
+
+    from toolaudit.leakage._wording import verdict_sentence
+    from toolaudit.report import Finding
+
+    from ..leakage.test_wording import LOCALIZED
+
+    details = {**LOCALIZED, "carrier_class": CARRIER}
+    details["candidates"] = [{**details["candidates"][0], "class": CARRIER},
+                             *details["candidates"][1:]]  # fmt: skip
+    finding = Finding(name="leakage.verdict", verdict="localized", value=0.962,
+                      interval=(0.940, 0.984), n=980, subject="t", details=details)  # fmt: skip
+    text = verdict_sentence(finding)
+    command = re.search(r"Test whether a model depends on it with `([^`]+)`", text)
+    assert command is not None
+    filled = {"DATA": str(tcr_dir), "DIR": str(tmp_path / "red"),
+              "SPEC": f"sklearn:{tcr_dir / 'frozen.joblib'}", "LEAKAGE_DIR": str(mined_dir)}  # fmt: skip
+    argv = [filled.get(w, w) for w in shlex.split(command.group(1))]
+    assert argv[:2] == ["toolaudit", "redact"]
+    assert main(argv[1:]) == 0
+    doc = json.loads((tmp_path / "red" / "redaction.json").read_text())
+    assert [v["name"] for v in doc["variants"]] == ["original", CARRIER]

@@ -33,8 +33,9 @@ def register(sub: Any) -> None:
             "Stage 2 of the leakage audit (seed: Token-Class Redaction). Each token class is "
             "redacted on its own from the prompt, every message, every tool section, the "
             "fields and every string under meta, with a class-specific placeholder; a "
-            "residual check fails the run if any redacted value survives. The same frozen "
-            "model then scores the same rows for every variant. Writes DIR/redaction.json "
+            "class whose redacted values survive anywhere (the residual check) is not "
+            "scored but reported as refused; a run whose every class is refused fails and "
+            "writes nothing. The same frozen model then scores the same rows for every variant. Writes DIR/redaction.json "
             "(variants with AUROC, ΔA and its paired bootstrap interval, per-group AUROC, "
             "replacement counts, residuals, validity) and DIR/scores.jsonl. Responses are "
             "cached (default DIR/cache.sqlite), so an interrupted run resumes and a rerun "
@@ -65,14 +66,16 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="SPEC",
-        help="token class: NAME or NAME=KIND:ARG (repeatable)",
+        help="token class: NAME (built-in, or a --class-from candidate) or NAME=KIND:ARG "
+        "(repeatable)",
     )
     p.add_argument(
         "--class-from",
         type=Path,
         default=None,
         metavar="LEAKAGE_JSON",
-        help="also test the candidate classes in leakage.json 'provenance' (file or folder)",
+        help="also test the candidate classes in leakage.json 'provenance' (file or folder): "
+        "all of them, or only those named with --class NAME",
     )
     p.add_argument(
         "--eval",
@@ -147,15 +150,13 @@ def run(args: argparse.Namespace) -> int:
         RedactionResults,
         RedactionStudyConfig,
         classes_from_leakage,
-        parse_class_specs,
         report_sections,
     )
+    from toolaudit.redaction._registry import select_classes
     from toolaudit.report import write_report
 
-    classes = parse_class_specs(args.classes)
-    if args.class_from is not None:
-        have = {c.name for c in classes}
-        classes += [c for c in classes_from_leakage(args.class_from) if c.name not in have]
+    mined = classes_from_leakage(args.class_from) if args.class_from is not None else []
+    classes = select_classes(args.classes, mined)
     try:
         config = RedactionStudyConfig(
             data=args.data,
@@ -196,6 +197,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(
                 f"{visible(v.name):>12}: AUROC {auroc}{delta}  replacements {v.replacements}  "
                 f"valid {valid}\n"
+            )
+        refused = result.residual_check.get("refused") or {}
+        for name, count in refused.items():
+            sys.stdout.write(
+                f"{visible(name):>12}: not scored: {count} occurrences of its redacted values "
+                "survive redaction (recorded as a skipped_part fallback)\n"
             )
         sys.stdout.write(
             f"calls: {calls['made']} made, {calls['cached']} cached; wrote {visible(str(out))}\n"

@@ -233,8 +233,21 @@ def _localized(finding: Finding, d: Mapping[str, Any]) -> str:
     text += _second_reading(finding, d, first)
     if cls and f"`{cls}`" not in text:
         text += f" Its top provenance class is `{cls}`."
-    run = f"`toolaudit redact --class {cls}`" if cls else "`toolaudit redact`"
-    return text + f" Test whether a model depends on it with {run}."
+    return text + f" Test whether a model depends on it with {redact_command(cls)}."
+
+
+def redact_command(cls: str | None) -> str:
+    """The ``toolaudit redact`` command that tests a mined class (a bare ``--class NAME``
+    names a mined class only beside ``--class-from``, which loads the candidates), with
+    the paths a user fills in: the examples, an output folder, the frozen model and this
+    leakage run's folder."""
+    run = "toolaudit redact DATA --out DIR --model SPEC"
+    if not cls:
+        return f"`{run}` (DATA: the examples; SPEC: the frozen model)"
+    return (
+        f"`{run} --class-from LEAKAGE_DIR --class {cls}` (DATA: the examples; SPEC: the "
+        "frozen model; LEAKAGE_DIR: this leakage run's folder)"
+    )
 
 
 def _second_reading(finding: Finding, d: Mapping[str, Any], first: Reading) -> str:

@@ -18,7 +18,12 @@ import numpy as np
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import LanguageModel
 from toolaudit.progress import Progress
-from toolaudit.redaction._apply import LOCATIONS, RedactionResidualError, redact_examples
+from toolaudit.redaction._apply import (
+    LOCATIONS,
+    RedactionOutcome,
+    RedactionResidualError,
+    redact_examples,
+)
 from toolaudit.redaction._scoring import (
     INVALID_SCORE,
     SCORINGS,
@@ -143,6 +148,57 @@ def _by_group(y: np.ndarray, groups: np.ndarray, scores: np.ndarray) -> dict[str
     return {g: auroc(y[groups == g], scores[groups == g]) for g in sorted(set(groups.tolist()))}
 
 
+@dataclass(frozen=True, slots=True)
+class ClassRedactions:
+    """Token classes applied to the same rows: those with no residual, to be scored, and
+    those refused because a recorded value survives (their outcomes say how often)."""
+
+    names: tuple[str, ...]
+    scored: tuple[tuple[TokenClass, RedactionOutcome], ...]
+    refused: tuple[RedactionOutcome, ...]
+
+
+def redact_classes(rows: Sequence[Example], classes: Sequence[TokenClass]) -> ClassRedactions:
+    """Apply each class to ``rows`` on its own and sort the outcomes: a class with any
+    residual (:func:`~toolaudit.redaction.find_residuals`) is refused, the rest are kept.
+
+    Raises:
+        RedactionResidualError: every class is refused (none is left to score); the
+            message gives the count per class and the first survivor.
+    """
+    scored: list[tuple[TokenClass, RedactionOutcome]] = []
+    refused: list[RedactionOutcome] = []
+    for cls in classes:
+        outcome = redact_examples(rows, cls)
+        if outcome.residuals:
+            refused.append(outcome)
+        else:
+            scored.append((cls, outcome))
+    if refused and not scored:
+        counts = ", ".join(f"{o.name}: {o.residuals}" for o in refused)
+        raise RedactionResidualError(
+            f"refusing to score: redacted values survive ({counts}); first: {refused[0].notes[0]}"
+        )
+    for o in refused:
+        logger.warning("%s: not scored, %d redacted values survive", o.name, o.residuals)
+    return ClassRedactions(tuple(c.name for c in classes), tuple(scored), tuple(refused))
+
+
+def _refusals(refused: Sequence[RedactionOutcome]) -> list[Fallback]:
+    """One ``skipped_part`` fallback per refused class."""
+    return [
+        Fallback(
+            kind="skipped_part",
+            what=f"redaction.{o.name}",
+            detail=f"not scored: {o.residuals} occurrences of its redacted values survive "
+            f"(plain substring search), so its variant would still show them; first: "
+            f"{o.notes[0]}",
+            count=o.residuals,
+        )
+        for o in refused
+    ]
+
+
 def run_redaction(
     examples: Sequence[Example],
     model: LanguageModel,
@@ -154,6 +210,7 @@ def run_redaction(
     batch_rows: int = 8,
     chat: bool = False,
     progress: Progress | None = None,
+    redactions: ClassRedactions | None = None,
 ) -> RedactionResult:
     """Evaluate ``model`` on the original rows and on each class's redacted copy.
 
@@ -170,14 +227,19 @@ def run_redaction(
         chat: render each prompt as one user turn in the model's chat template (the
             answer is the assistant's reply; the model must render a chat).
         progress: ``cb(done, total, label)`` after each batch.
+        redactions: ``classes`` already applied to ``examples`` by
+            :func:`redact_classes` (so a caller can check before writing anything);
+            ``None``: applied here.
 
-    Every class is applied before the model is called; if any recorded value survives
-    anywhere in a prompt-bearing field (plain substring search, see
-    :func:`~toolaudit.redaction.find_residuals`), the run refuses to score.
+    Every class is applied before the model is called (:func:`redact_classes`). A class
+    whose recorded values survive anywhere in a prompt-bearing field (plain substring
+    search, see :func:`~toolaudit.redaction.find_residuals`) is refused: it is not
+    scored, and it is recorded as a ``skipped_part`` fallback with its residual count
+    (and in ``residual_check["refused"]``); the other classes are scored.
 
     Raises:
-        RedactionResidualError: a redacted value survives in a prompt-bearing field (the
-            message gives the count per class and the first survivor).
+        RedactionResidualError: every class is refused (the message gives the count per
+            class and the first survivor).
     """
     if scoring not in SCORINGS:
         raise ConfigError.invalid("scoring", SCORINGS, scoring)
@@ -189,7 +251,6 @@ def run_redaction(
     if len(set(y.tolist())) < 2:
         raise DataError(f"the {len(rows)} evaluation rows hold a single label; AUROC is undefined")
     groups = np.array([ex.group for ex in rows])
-    total = len(rows) * (1 + len(classes))
     done = 0
     requests = 0
 
@@ -209,13 +270,13 @@ def run_redaction(
         requests += out.requests
         return out
 
-    outcomes = [redact_examples(rows, cls) for cls in classes]
-    dirty = [o for o in outcomes if o.residuals]
-    if dirty:
-        counts = ", ".join(f"{o.name}: {o.residuals}" for o in dirty)
-        raise RedactionResidualError(
-            f"refusing to score: redacted values survive ({counts}); first: {dirty[0].notes[0]}"
+    prepared = redactions if redactions is not None else redact_classes(rows, classes)
+    if prepared.names != tuple(names):
+        raise ConfigError(
+            f"redactions: prepared for classes {list(prepared.names)}, but classes are {names}"
         )
+    outcomes = [o for _, o in prepared.scored]
+    total = len(rows) * (1 + len(outcomes))
     # Count this run's calls only (a CachedModel's counters accumulate over its life);
     # an uncached model answers every request.
     calls_before = dict(getattr(model, "calls", {}))
@@ -223,7 +284,7 @@ def run_redaction(
     orig = scored("original", rows)
     s0 = np.asarray(orig.scores)
     variants = [_variant("original", None, y, groups, orig, s0, None, seed=seed, n_boot=n_boot)]
-    for cls, outcome in zip(classes, outcomes, strict=True):
+    for cls, outcome in prepared.scored:
         logger.info(
             "%s: %d replacements in %d rows", cls.name, outcome.replacements, outcome.rows_affected
         )
@@ -250,11 +311,12 @@ def run_redaction(
             "method": "substring",
             "values_checked": sum(o.checked_values for o in outcomes),
             "residuals": sum(o.residuals for o in outcomes),
+            "refused": {o.name: o.residuals for o in prepared.refused},
         },
-        fallbacks=tuple(_fallbacks(variants, len(rows))),
+        fallbacks=tuple(_fallbacks(variants, len(rows)) + _refusals(prepared.refused)),
         examples=tuple(
             ex
-            for cls, o in zip(classes, outcomes, strict=True)
+            for cls, o in prepared.scored
             if (ex := redaction_example(rows, o.examples, cls.name)) is not None
         ),
     )

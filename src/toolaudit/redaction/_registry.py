@@ -91,17 +91,23 @@ def _source(kind: str, arg: str) -> Source:
     raise ConfigError.invalid("class source kind", _KINDS, kind)
 
 
-def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
+def parse_class_specs(
+    specs: Sequence[str], *, mined: Sequence[TokenClass] = ()
+) -> list[TokenClass]:
     """Token classes from ``--class`` values, in order of first mention.
 
-    ``NAME`` is a built-in class; ``NAME=KIND:ARG`` adds a source (``regex:``, ``field:``,
-    ``record:`` or ``detector:``) to class ``NAME``; repeating a name adds sources.
+    ``NAME`` is a built-in class or, failing that, the candidate of that name in
+    ``mined`` (the classes of ``--class-from``, :func:`classes_from_leakage`);
+    ``NAME=KIND:ARG`` adds a source (``regex:``, ``field:``, ``record:`` or
+    ``detector:``) to class ``NAME``; repeating a name adds sources.
 
     >>> [c.name for c in parse_class_specs(["pdb_id", r"build=regex:build-(\\d+)"])]
     ['pdb_id', 'build']
     """
+    candidates = {c.name: c for c in mined}
     order: list[str] = []
     sources: dict[str, list[Source]] = {}
+    base: dict[str, TokenClass] = {}
     for spec in specs:
         name, sep, rest = spec.partition("=")
         name = name.strip()
@@ -111,9 +117,16 @@ def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
             order.append(name)
             sources[name] = []
         if not sep:
-            if name not in BUILTIN_CLASSES:
-                raise ConfigError.invalid("--class", sorted(BUILTIN_CLASSES), name)
-            sources[name].extend(BUILTIN_CLASSES[name].sources)
+            known = BUILTIN_CLASSES.get(name) or candidates.get(name)
+            if known is None:
+                allowed = sorted(BUILTIN_CLASSES) + (
+                    [f"a --class-from class ({', '.join(candidates)})"]
+                    if candidates
+                    else ["a --class-from class (with --class-from LEAKAGE_JSON)"]
+                )
+                raise ConfigError.invalid("--class", allowed, name)
+            base[name] = known
+            sources[name].extend(known.sources)
             continue
         kind, colon, arg = rest.partition(":")
         if not colon or not arg:
@@ -127,12 +140,35 @@ def parse_class_specs(specs: Sequence[str]) -> list[TokenClass]:
         mode = builtin.mode if builtin else "values"
         # dict.fromkeys keeps order while dropping repeats.
         kept = list(dict.fromkeys(sources[name]))
-        # a built-in named as it is (a --config replay of the defaults) is that class,
-        # description included, so its results are the defaults' byte for byte
-        same = builtin is not None and kept == list(builtin.sources)
-        description = builtin.description if builtin is not None and same else ""
-        out.append(make_class(name, kept, mode=mode, description=description))
+        known = base.get(name)
+        # a class named as it is (a built-in, as a --config replay of the defaults names
+        # it, or a mined candidate) is that class, description and evidence included, so
+        # its results are the same byte for byte
+        if known is not None and kept == list(known.sources):
+            out.append(known)
+            continue
+        out.append(make_class(name, kept, mode=mode))
     return out
+
+
+def select_classes(specs: Sequence[str], mined: Sequence[TokenClass]) -> list[TokenClass]:
+    """The classes of ``--class`` and ``--class-from`` together: the ``--class`` specs
+    (:func:`parse_class_specs`), then every mined candidate, unless a ``--class NAME``
+    names candidates, in which case only those are taken (so ``--class-from F --class
+    NAME`` tests the one class ``NAME`` of ``F``).
+
+    >>> mined = [make_class("t.path", [RegexSource(r"x(\\d)")])]
+    >>> [c.name for c in select_classes(["pdb_id"], mined)]
+    ['pdb_id', 't.path']
+    >>> [c.name for c in select_classes(["t.path"], mined)]
+    ['t.path']
+    """
+    classes = parse_class_specs(specs, mined=mined)
+    have = {c.name for c in classes}
+    names = {c.name for c in mined}
+    if have & names - set(BUILTIN_CLASSES):
+        return classes
+    return classes + [c for c in mined if c.name not in have]
 
 
 def classes_from_leakage(path: str | Path) -> list[TokenClass]:

@@ -100,12 +100,13 @@ def run_study(
     config: RedactionStudyConfig, out_dir: Path, *, progress: ProgressFn | None = None
 ) -> tuple[dict[str, Any], dict[str, int]]:
     """Run (or resume from the cache) ``config`` into ``out_dir``: checks the folder's
-    recorded options before writing anything, holds the folder for this run, writes
+    recorded options and applies every class before writing anything (a run whose
+    every class is refused for residuals writes nothing), holds the folder for this run, writes
     ``run_config.json``, ``scores.jsonl`` and a ``run_log.jsonl`` line with this
     invocation's made and cached calls; returns the ``redaction.json`` document (written
     by the caller, :func:`toolaudit.audits.run_audit`) and those calls."""
     from toolaudit.models import load_model
-    from toolaudit.redaction._audit import run_redaction, select_rows
+    from toolaudit.redaction._audit import redact_classes, run_redaction, select_rows
     from toolaudit.redaction._registry import default_classes
     from toolaudit.redaction._report import class_json, result_payload, write_scores
     from toolaudit.redaction._trim import trim_examples
@@ -142,6 +143,9 @@ def run_study(
         "cache": str(config.cache) if config.cache else None,
     }
     check_run_config(out_dir, run_config)
+    # Redact before anything is written: a run whose every class is refused leaves the
+    # folder as it was, so a retry with other classes is not refused as a changed rerun.
+    redactions = redact_classes(rows, classes)
     cache = config.cache or out_dir / "cache.sqlite"
     out_dir.mkdir(parents=True, exist_ok=True)
     with exclusive(out_dir):  # a second run into this folder is refused
@@ -157,6 +161,7 @@ def run_study(
             batch_rows=config.batch_rows,
             chat=config.chat,
             progress=progress,
+            redactions=redactions,
         )
         calls = {k: int(result.calls.get(k, 0)) for k in ("made", "cached")}
         append_run_log(out_dir, {"command": config.command, "calls": calls})
