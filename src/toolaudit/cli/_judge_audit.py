@@ -122,7 +122,14 @@ def _judge_audit(args: argparse.Namespace) -> int:
             f"{visible(b['judges'][0])} vs {visible(b['judges'][1])}: disagreement "
             f"{_f(b['disagreement'])} on {b['n_pairs']} (record, view) pairs\n"
         )
-    sys.stdout.write(f"wrote {args.out}/judge_audit.json and report.html\n")
+    if args.partial:
+        part = result["partial"]
+        sys.stdout.write(
+            f"partial: {part['records_complete']} of {part['records_chosen']} records have "
+            f"every verdict ({part['verdicts']} of {part['verdicts_planned']} verdicts)\n"
+        )
+    folder = args.out / "partial" if args.partial else args.out
+    sys.stdout.write(f"wrote {visible(str(folder / 'judge_audit.json'))} and report.html\n")
     return 0
 
 
