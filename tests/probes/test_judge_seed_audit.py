@@ -326,7 +326,7 @@ def test_judge_audit_partial_analyses_whole_records_without_asking(
     assert main([a for a in [*args, "--partial"] if a != "-q"]) == 0
     assert _seed_judges.SEEN == []  # no judge was asked
     printed = capsys.readouterr().out
-    assert "partial: 2 of 4 records have every verdict (40 of 64 verdicts)" in printed
+    assert "partial: records with every verdict, 2 of 4 (40 of 64 verdicts so far)" in printed
     assert f"wrote {out / 'partial' / 'judge_audit.json'}" in printed
     r = json.loads((out / "partial" / "judge_audit.json").read_text())
     assert r["partial"] == {"records_complete": 2, "records_chosen": 4, "verdicts": 40,

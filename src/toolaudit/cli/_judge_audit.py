@@ -125,8 +125,9 @@ def _judge_audit(args: argparse.Namespace) -> int:
     if args.partial:
         part = result["partial"]
         sys.stdout.write(
-            f"partial: {part['records_complete']} of {part['records_chosen']} records have "
-            f"every verdict ({part['verdicts']} of {part['verdicts_planned']} verdicts)\n"
+            f"partial: records with every verdict, {part['records_complete']} of "
+            f"{part['records_chosen']} ({part['verdicts']} of {part['verdicts_planned']} "
+            "verdicts so far)\n"
         )
     folder = args.out / "partial" if args.partial else args.out
     sys.stdout.write(f"wrote {visible(str(folder / 'judge_audit.json'))} and report.html\n")
