@@ -16,10 +16,9 @@ from toolaudit.redaction import (
     RegexSource,
     TokenClass,
     classes_from_leakage,
-    parse_class_specs,
     placeholder_for,
 )
-from toolaudit.redaction._registry import BUILTIN_CLASSES, default_classes
+from toolaudit.redaction._registry import BUILTIN_CLASSES, default_classes, parse_class_specs
 from toolaudit.traces import Example, ToolSection
 
 

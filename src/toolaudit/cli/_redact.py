@@ -151,8 +151,8 @@ def run(args: argparse.Namespace) -> int:
         RedactionStudyConfig,
         classes_from_leakage,
         report_sections,
+        select_classes,
     )
-    from toolaudit.redaction._registry import select_classes
     from toolaudit.report import write_report
 
     mined = classes_from_leakage(args.class_from) if args.class_from is not None else []

@@ -14,7 +14,7 @@ Example:
 from toolaudit.redaction._apply import RedactionResidualError, Residual, redact_examples
 from toolaudit.redaction._audit import RedactionResult
 from toolaudit.redaction._contract import REDACTION_AUDIT, RedactionConfig, RedactionResults
-from toolaudit.redaction._registry import BUILTIN_CLASSES, classes_from_leakage, parse_class_specs
+from toolaudit.redaction._registry import BUILTIN_CLASSES, classes_from_leakage, select_classes
 from toolaudit.redaction._report import report_sections
 from toolaudit.redaction._scoring import (
     SCORINGS,
@@ -61,8 +61,8 @@ __all__ = [
     "classes_from_leakage",
     "detect",
     "make_class",
-    "parse_class_specs",
     "placeholder_for",
     "report_sections",
     "score_rows",
+    "select_classes",
 ]
