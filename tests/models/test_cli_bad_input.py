@@ -156,3 +156,29 @@ def test_cli_models_damaged_prepared_model_names_the_folder_and_the_fix(
     err = _run(["models", "score", "embedded:gemma", *SCORE], capsys)
     assert f"{broken}: the prepared model files are damaged {says}" in err
     assert "toolaudit models prepare --force" in err
+
+
+def test_a_local_model_loads_under_a_transient_status_only_on_a_terminal(monkeypatch) -> None:
+    import io
+    import sys
+
+    from toolaudit.cli._models import _load_now
+
+    class Lazy:
+        loads = 0
+
+        @property
+        def model(self) -> object:
+            Lazy.loads += 1
+            return object()
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    _load_now(Lazy(), "embedded:qwen")
+    assert Lazy.loads == 0 and sys.stderr.getvalue() == ""  # a log or a pipe: nothing
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    _load_now(Lazy(), "embedded:qwen")
+    assert Lazy.loads == 1  # loaded under the status, which leaves no line behind

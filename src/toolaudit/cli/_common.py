@@ -221,14 +221,6 @@ class PlainProgress:
         stream.flush()
 
 
-def say(text: str) -> None:
-    """One status line on stderr for a step that takes a while and has no count to show
-    (a model load); nothing with ``-q`` or ``TOOLAUDIT_PROGRESS=off``."""
-    if not SETTINGS.quiet and SETTINGS.progress != "off":
-        sys.stderr.write(f"toolaudit: {safe_text(text)}\n")
-        sys.stderr.flush()
-
-
 @contextmanager
 def progress(description: str, *, enabled: bool = True) -> Iterator[ProgressCallback]:
     """A progress callback ``cb(done, total, label)`` on stderr: a rich bar on a

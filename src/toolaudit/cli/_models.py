@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from toolaudit.cli._common import add_parser, print_json, say
+from toolaudit.cli._common import SETTINGS, add_parser, print_json
 from toolaudit.cli._validate import finite_float, output_dir, output_file, positive_int, seed
 from toolaudit.errors import ConfigError, DataError
 from toolaudit.models import TRUNCATE
@@ -233,9 +233,20 @@ def _load(args: argparse.Namespace) -> Any:
         raise ConfigError.invalid("--max-length", "an integer >= 2", args.max_length)
     lm = load_model(args.spec, cache=args.cache, device=args.device, **options)
     if args.spec.split(":", 1)[0] in ("embedded", "hf", "llama"):
-        _ = lm.identity  # a missing or broken folder is refused here, in one line
-        say(f"loading {args.spec} in this process (about 10-30 s on 2 cores)")
+        _load_now(lm, args.spec)
     return lm
+
+
+def _load_now(lm: Any, spec: str) -> None:
+    """Load a local model now, under a transient "loading" status on a terminal (10-30 s
+    of silence otherwise); elsewhere (logs, pipes) nothing is printed, so a refusal of a
+    damaged model folder stays one line on stderr."""
+    if not sys.stderr.isatty() or SETTINGS.quiet or SETTINGS.progress == "off":
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"loading {spec} (about 10-30 s on 2 cores)"):
+        getattr(lm, "model", None)  # a cached wrapper without .model loads on first use
 
 
 def _as_turn(lm: Any, args: argparse.Namespace) -> str:
