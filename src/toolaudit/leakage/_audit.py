@@ -218,7 +218,7 @@ def _prepare(
         from toolaudit.leakage._kernels import compiled_before
 
         if not compiled_before():
-            progress(0, 0, "compiling the PT2D kernels (numba; once per install, about 2 min)")
+            progress(0, 0, "compiling the PT2D kernels (numba; once per install)")
     engine = PT2DEngine(examples, cfg.features, progress=progress, threads=cfg.threads or None)
     tools = list(engine.tools)
     if not tools:
