@@ -4,8 +4,9 @@ The embedded models ship as GGUF files; this backend runs them with llama.cpp's 
 integer kernels (through ``llama-cpp-python``) instead of de-quantized float32 weights
 in transformers. On the 2-core CPU it decodes 1.8-5.3x faster with two threads over four
 runs (the probe agent's job; docs/models.md) and scores long contexts 4.6-5.9x slower
-than the float32 token trie; ``benchmarks/engine_speed.py`` measures both engines side by side and the
-log-probabilities' distance from transformers float32 (0.015 nats a token on Qwen).
+than the float32 token trie; ``benchmarks/engine_speed.py`` measures both engines side
+by side and the log-probabilities' distance from transformers float32 (0.015 nats a
+token on Qwen).
 
 Text goes through the same Hugging Face tokenizer and chat template as the ``embedded:``
 backend (the converted folder of the same GGUF; for another GGUF, its own metadata), so
