@@ -11,6 +11,11 @@ from toolaudit.datasets._identifiers import (
     validate_strength,
 )
 from toolaudit.datasets._plan import validate_scale
+from toolaudit.datasets._seed_figures import (
+    SEED_FIGURES,
+    looks_like_tcr_redaction,
+    looks_like_tcr_scopes,
+)
 from toolaudit.datasets._tcr_shortcut import (
     DATASET_NAME,
     SMALL_SCALE,
@@ -25,6 +30,7 @@ __all__ = [
     "DATASETS_AUDIT",
     "DATASETS",
     "DATASET_NAME",
+    "SEED_FIGURES",
     "SMALL_SCALE",
     "SMALL_STRENGTH",
     "STRENGTH",
@@ -32,6 +38,8 @@ __all__ = [
     "TCR_TOOLS",
     "DatasetManifest",
     "DatasetsConfig",
+    "looks_like_tcr_redaction",
+    "looks_like_tcr_scopes",
     "make_tcr_shortcut",
     "prefix_auroc",
     "strength_fallback",

@@ -6,6 +6,7 @@ import logging
 import math
 from typing import Any
 
+from toolaudit.leakage._beside_seed import seed_blocks
 from toolaudit.leakage._wording import (
     below_chance_note,
     outcome_note,
@@ -321,6 +322,7 @@ def leakage_sections(
         sec.figure(
             "Dilution curves (left: 95% CI band; right: min-max over seeds)", _dilution_chart(dil)
         )
+    seed_blocks(sec, payload)
     for w in payload.get("warnings", []):
         sec.text(f"Warning: {w}")
     return [sec]
