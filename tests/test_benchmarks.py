@@ -139,8 +139,6 @@ def test_scoring_speed_smoke_layer_matches_naive(shared_data):
 
 
 def test_onnx_speed_smoke_export_matches_transformers(shared_data):
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("onnxscript")
     last = fields(smoke("onnx_speed.py", shared_data)[-1])
     ratio(last, "score_ratio")
     assert number(last, "max_mean_diff") <= 1e-3
