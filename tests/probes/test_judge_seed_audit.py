@@ -11,13 +11,19 @@ import pytest
 
 from tests.probes import _seed_judges
 from toolaudit.cli.main import main
+from toolaudit.errors import ConfigError
 from toolaudit.probes import (
     VerdictRecord,
     classify_reason,
     seed_judge_audit,
     select_records,
 )
-from toolaudit.probes._judge_run import judge_contexts
+from toolaudit.probes._judge_run import (
+    JudgeAuditConfig,
+    judge_contexts,
+    judge_setting,
+    run_judges,
+)
 from toolaudit.probes._judge_views import parse_reply, seed_judge_messages
 from toolaudit.traces import Episode, load_episodes
 
@@ -82,6 +88,73 @@ def test_parse_reply_reads_verdict_and_first_sentence() -> None:
         "The log stops early.",
     )
     assert parse_reply("maybe")[0] == "unparseable"
+    assert parse_reply("Verdict: PASS - nothing here is a fail.") == (
+        "pass",
+        "nothing here is a fail.",
+    )
+    assert parse_reply("\n```\nFAIL\n```") == ("fail", "")
+
+
+# Two replies Gemma 3 270M (base) gave in the committed study: it echoes the prompt's
+# instruction; the old parser read the first option listed ("PASS") as its verdict.
+_ECHOES = (
+    "You are grading one recorded conversation between a customer-service AI agent and a "
+    "user. Reply with exactly one word on the first line:PASS, FAIL or INSUFFICIENT "
+    "(INSUFFICIENT when the record does",
+    "You are grading one recorded conversation. Reply with exactly one word on the first "
+    "line: pass.\nOn the second line give a one-sentence reason: FAIL.",
+)
+
+
+@pytest.mark.parametrize("reply", _ECHOES)
+def test_parse_reply_does_not_read_an_echoed_instruction_as_a_verdict(reply: str) -> None:
+    assert parse_reply(reply)[0] == "unparseable"
+    assert parse_reply("PASS/FAIL/INSUFFICIENT")[0] == "unparseable"
+    assert parse_reply("The agent passed.\nPASS")[0] == "unparseable"  # not on line 1
+
+
+def test_judge_setting_reads_a_per_judge_temperature() -> None:
+    assert judge_setting("llama:qwen,threads=2,temperature=0", 0.7) == ("llama:qwen,threads=2", 0.0)
+    assert judge_setting("openai:m@http://h:1/v1", 0.3) == ("openai:m@http://h:1/v1", 0.3)
+    with pytest.raises(ConfigError, match="temperature"):
+        judge_setting("llama:qwen,temperature=hot", 0.7)
+    with pytest.raises(ConfigError, match="temperature"):
+        JudgeAuditConfig(judges=("llama:qwen,temperature=3",))
+
+
+class _Recorder:
+    """A loaded judge that records (payload, temperature) per call and always passes."""
+
+    def __init__(self, spec: str, calls: list[tuple[str, str, float]]) -> None:
+        self.spec, self.calls = spec, calls
+
+    def generate(self, messages: list[dict[str, object]], **kw: object) -> object:
+        self.calls.append((self.spec, _text(messages), float(kw["temperature"])))  # type: ignore[arg-type]
+        return type("G", (), {"text": "PASS\nFine.", "raw": ""})()
+
+
+def test_two_settings_of_one_model_share_it_and_read_each_payload_together(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    episodes = select_records(list(load_episodes(_retail(shared_data))), 2, seed=0)
+    contexts, _ = judge_contexts(episodes, data_root=shared_data)
+    calls: list[tuple[str, str, float]] = []
+    loaded: list[str] = []
+
+    def load(spec: str) -> _Recorder:
+        loaded.append(spec)
+        return _Recorder(spec, calls)
+
+    cfg = JudgeAuditConfig(judges=("m,threads=2", "m,threads=2,temperature=0"), n_repeats=2)
+    out = run_judges(episodes, contexts, cfg, out_path=tmp_path / "v.jsonl", load=load)
+    assert loaded == ["m,threads=2"]  # one model for both settings
+    assert len(out) == len(calls) == 2 * 4 * 2 * 2
+    assert sorted({t for _, _, t in calls}) == [0.0, 0.7]
+    # the payload changes only between views: original and repeat (identical bytes)
+    # of both judges come together, then tool_rename, then reformat: 3 per record
+    changes = sum(a[1] != b[1] for a, b in zip(calls, calls[1:], strict=False)) + 1
+    assert changes == 2 * 3
+    assert [v.judge for v in out[:4]] == ["m,threads=2"] * 2 + ["m,threads=2,temperature=0"] * 2
 
 
 def test_select_records_is_seeded_stratified_and_spans_tasks(shared_data: Path) -> None:
@@ -284,14 +357,15 @@ def test_judge_calls_go_record_by_record_in_prefix_cache_order() -> None:
     cfg = JudgeAuditConfig(judges=("a", "b"), n_repeats=2, n_records=2)
     order = [(j, e.source["episode_id"], v, r) for j, e, v, r in _call_order(cfg, eps)]
     assert len(order) == len(set(order)) == 2 * 2 * 4 * 2
+    # view by view (repeat right after original), judge by judge within a view
     assert order[:8] == [
         ("a", "e0", "original", 0), ("a", "e0", "original", 1),
+        ("b", "e0", "original", 0), ("b", "e0", "original", 1),
         ("a", "e0", "repeat", 0), ("a", "e0", "repeat", 1),
-        ("a", "e0", "tool_rename", 0), ("a", "e0", "tool_rename", 1),
-        ("a", "e0", "reformat", 0), ("a", "e0", "reformat", 1),
+        ("b", "e0", "repeat", 0), ("b", "e0", "repeat", 1),
     ]  # fmt: skip
-    assert {j for j, e, *_ in order[8:16]} == {"b"} and {e for _, e, *_ in order[:16]} == {"e0"}
-    assert {e for _, e, *_ in order[16:]} == {"e1"}
+    assert [v for _, _, v, _ in order[8:16]] == ["tool_rename"] * 4 + ["reformat"] * 4
+    assert {e for _, e, *_ in order[:16]} == {"e0"} and {e for _, e, *_ in order[16:]} == {"e1"}
 
 
 def test_airline_policy_comes_from_inspect_evals_data_and_is_recorded(shared_data: Path) -> None:
@@ -334,3 +408,15 @@ def test_judge_audit_partial_analyses_whole_records_without_asking(
     assert r["n_records"] == 2 and len(r["records"]) == 2
     assert "partial, 2 of 4 records" in (out / "partial" / "report.md").read_text()
     assert len(path.read_text().splitlines()) == 40  # the study's own files untouched
+
+
+def test_report_says_when_two_judges_are_settings_of_one_model() -> None:
+    from toolaudit.probes._judge_seed_report import _sentences
+
+    vs = [_v(j, "original", rep, rec, verdict, 1.0, "ok")
+          for j, verdict in (("m,threads=2", "pass"), ("m,threads=2,temperature=0", "fail"))
+          for rec in ("1", "2") for rep in (0, 1)]  # fmt: skip
+    text = " ".join(_sentences(seed_judge_audit(vs)))
+    assert "settings of one model (m,threads=2)" in text
+    vs2 = [v.model_copy(update={"judge": "other"}) if v.judge != "m,threads=2" else v for v in vs]
+    assert "settings of one model" not in " ".join(_sentences(seed_judge_audit(vs2)))

@@ -54,7 +54,9 @@ def add_judge_audit(psub: Any) -> None:
         required=True,
         metavar="SPEC",
         help="a judge (any toolaudit.models spec: embedded:qwen, llama:qwen, llama:gemma, "
-        "openai:MODEL@URL, py:module:function); repeat for several judges",
+        "openai:MODEL@URL, py:module:function); repeat for several judges; a spec ending "
+        "in ,temperature=T sets that judge's temperature (one model at two settings is two "
+        "judges sharing the loaded model)",
     )
     p.add_argument(
         "--views",

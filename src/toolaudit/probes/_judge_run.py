@@ -77,6 +77,34 @@ class JudgeAuditConfig:
         check_min("seed", self.seed, 0)
         check_min("max_tokens", self.max_tokens, 1)
         check_temperature("judge_temperature", self.temperature)
+        for judge in self.judges:
+            judge_setting(judge, self.temperature)
+
+
+def judge_setting(spec: str, default: float) -> tuple[str, float]:
+    """``(model spec, temperature)`` of one judge: a judge spec may end in
+    ``,temperature=T``, which sets that judge's sampling temperature (``default``, the
+    audit's ``--judge-temperature``, otherwise), so one model at two settings can be two
+    judges; they share one loaded model.
+
+    >>> judge_setting("llama:qwen,threads=2,temperature=0", 0.7)
+    ('llama:qwen,threads=2', 0.0)
+    >>> judge_setting("llama:qwen,threads=2", 0.7)
+    ('llama:qwen,threads=2', 0.7)
+    """
+    from toolaudit.models._registry import split_options
+
+    base, options = split_options(spec)
+    text = options.pop("temperature", None)
+    model = base + "".join(f",{k}={v}" for k, v in options.items())
+    if text is None:
+        return model, default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"--judge-model {spec!r}: temperature={text!r} is not a number") from None
+    check_temperature(f"{spec}: temperature", value)
+    return model, value
 
 
 def _native_label(episode: Episode) -> str:
@@ -262,9 +290,11 @@ def _call_order(
 ) -> list[tuple[str, Episode, str, int]]:
     """Every (judge, record, view, repeat), record by record, so that a run stopped part
     way holds whole records (every judge, every view) that the statistics can use; within
-    a record, judge by judge, with ``repeat`` (the same bytes as ``original``) right after
-    ``original`` and a view's repeats together, so a judge that keeps the KV cache of its
-    last prompt (llama.cpp's prefix match) re-reads nothing for them."""
+    a record, view by view with ``repeat`` (the same bytes as ``original``) right after
+    ``original``, and within a view judge by judge, each judge's repeats together. A
+    judge that keeps the KV cache of its last prompt (llama.cpp's prefix match) re-reads
+    nothing for its repeats, and two settings of one model (``,temperature=T``), which
+    share the loaded model, read each payload once between them."""
     views = list(config.views)
 
     def group(view: str) -> int:
@@ -275,8 +305,8 @@ def _call_order(
     rank = {id(ep): i for i, ep in enumerate(episodes)}
     return sorted(
         jobs,
-        key=lambda t: (rank[id(t[1])], config.judges.index(t[0]), group(t[2]),
-                       views.index(t[2]), t[3]),
+        key=lambda t: (rank[id(t[1])], group(t[2]), views.index(t[2]),
+                       config.judges.index(t[0]), t[3]),
     )  # fmt: skip
 
 
@@ -293,8 +323,9 @@ def run_judges(
     """Every judge's verdict on every (record, view, repeat), appended to ``out_path``
     as it arrives and reused on a rerun. ``load`` builds a model from its spec
     (``toolaudit.models.load_model`` by default); a judge is loaded only when it has
-    calls left to make. ``on_loaded`` is called once the first judge has loaded (at once
-    when nothing is left to do), so a run that fails on a mistyped spec records nothing."""
+    calls left to make, and judges that differ only in ``,temperature=T`` share one model.
+    ``on_loaded`` is called once the first judge has loaded (at once when nothing is left
+    to do), so a run that fails on a mistyped spec records nothing."""
     done = _done(out_path)
     jobs = _call_order(config, episodes)
     todo = [t for t in jobs if (t[0], t[2], t[3], record_id(t[1])) not in done]
@@ -307,17 +338,20 @@ def run_judges(
         from toolaudit.models import load_model
 
         loader = load or load_model
-        models: dict[str, Any] = {todo[0][0]: loader(todo[0][0])}
+        settings = {j: judge_setting(j, config.temperature) for j in config.judges}
+        first = settings[todo[0][0]][0]
+        models: dict[str, Any] = {first: loader(first)}
         ready()
         with out_path.open("a", encoding="utf-8") as fh:
             for i, (judge, ep, view, rep) in enumerate(todo, start=1):
-                if judge not in models:  # every judge stays loaded (and keeps its cache)
-                    models[judge] = loader(judge)
+                model_spec, temperature = settings[judge]
+                if model_spec not in models:  # every model stays loaded (keeps its cache)
+                    models[model_spec] = loader(model_spec)
                 rid = record_id(ep)
-                gen = models[judge].generate(
+                gen = models[model_spec].generate(
                     seed_judge_messages(ep, contexts[rid], view),
                     max_tokens=config.max_tokens,
-                    temperature=config.temperature,
+                    temperature=temperature,
                     seed=call_seed(config.seed, view, rep),
                 )
                 text = gen.text if gen.text else gen.raw

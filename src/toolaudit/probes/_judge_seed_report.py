@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolaudit.probes._judge_run import judge_setting
 from toolaudit.report import Section, Table, fmt
 
 # The seed's own figures (verifier-brittleness-trace, §4.2, §5, Table 8), shown beside ours.
@@ -71,6 +72,12 @@ def _sentences(result: dict[str, Any]) -> list[str]:
             + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "")
             + f" of {b['n_pairs']} (record, view) majority verdicts (κ {fmt(b['kappa'])})."
         )
+        a_model, b_model = (judge_setting(j, 0.0)[0] for j in b["judges"])
+        if a_model == b_model:
+            out.append(
+                f"Both are settings of one model ({a_model}): their disagreement measures "
+                "the setting, not two models (the seed's 57% is between two models)."
+            )
     return out
 
 
