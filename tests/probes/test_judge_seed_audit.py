@@ -18,13 +18,14 @@ from toolaudit.probes import (
     seed_judge_audit,
     select_records,
 )
+from toolaudit.probes._judge_protocol import parse_reply
 from toolaudit.probes._judge_run import (
     JudgeAuditConfig,
     judge_contexts,
     judge_setting,
     run_judges,
 )
-from toolaudit.probes._judge_views import parse_reply, seed_judge_messages
+from toolaudit.probes._judge_views import seed_judge_messages
 from toolaudit.traces import Episode, load_episodes
 
 STEADY = "py:tests.probes._seed_judges:steady"

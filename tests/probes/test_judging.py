@@ -54,6 +54,8 @@ def test_parse_verdict_reads_first_word_else_unparseable() -> None:
     assert parse_verdict("PASS\nbecause") == "pass"
     assert parse_verdict("Verdict: Insufficient evidence") == "insufficient"
     assert parse_verdict("I think it is fine") == "unparseable"
+    # the option list echoed back is no verdict (the parser the seed-protocol audit uses)
+    assert parse_verdict("Answer with one word: PASS, FAIL or INSUFFICIENT") == "unparseable"
 
 
 def test_judge_records_repeats_are_byte_identical_and_unparseable_counted(

@@ -52,7 +52,19 @@ _VIEW_NOTE = {
     "procedure": "only the procedure: the sequence of tool calls with their arguments, "
     "without results and without the final answer",
 }
-_VERDICT_RE = re.compile(r"\b(pass|fail|insufficient)\b", re.IGNORECASE)
+_MARKUP = " \t\r*_#>`"
+# The verdict word opening a line, after markup and an optional "Verdict:" label.
+_LEADING_VERDICT = re.compile(
+    r"[\s*_#>`]*(?:(?:final\s+)?(?:verdict|answer|grade)\s*[:\-]?[\s*_]*)?"
+    r"(pass|fail|insufficient)\b",
+    re.IGNORECASE,
+)
+# Two verdict words joined as in the prompt's option list ("PASS, FAIL or INSUFFICIENT").
+_OPTION_LIST = re.compile(
+    r"\b(?:pass|fail|insufficient)\b\s*(?:[,/|]\s*(?:or\s+)?|or\s+)"
+    r"\b(?:pass|fail|insufficient)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +137,43 @@ def judge_messages(episode: Episode, view: str) -> list[dict[str, Any]]:
 
 
 def parse_verdict(text: str) -> str:
-    """The first pass / fail / insufficient word of a reply, else ``unparseable``."""
-    m = _VERDICT_RE.search(text or "")
-    return m.group(1).lower() if m else "unparseable"
+    """The verdict of a reply, as :func:`parse_reply` reads it."""
+    return parse_reply(text)[0]
+
+
+def parse_reply(text: str) -> tuple[str, str]:
+    """``(verdict, reason)``: the verdict word that opens the reply's first line (else
+    ``unparseable``) and the first sentence after it.
+
+    The prompt asks for exactly one word on the first line, so the first line with text
+    (markup such as ``**`` or a code fence skipped) must open with PASS, FAIL or
+    INSUFFICIENT, optionally after a ``Verdict:`` label. A verdict elsewhere, or a first
+    line that lists them ("PASS, FAIL or INSUFFICIENT", the prompt's option list, which a
+    base model often echoes, sometimes ending "...on the first line: pass."), makes the
+    reply ``unparseable`` rather than a verdict the judge never gave.
+
+    >>> parse_reply("FAIL\\nThe agent never verified the user's identity. More text.")
+    ('fail', "The agent never verified the user's identity.")
+    >>> parse_reply("**Verdict: PASS** - nothing in the record is a fail.")[0]
+    'pass'
+    >>> parse_reply("Reply with one word: PASS, FAIL or INSUFFICIENT (INSUFFICIENT when")[0]
+    'unparseable'
+    >>> parse_reply("Reply with exactly one word on the first line: pass.")[0]
+    'unparseable'
+    """
+    body = text or ""
+    start = 0
+    for line in body.split("\n"):
+        if not line.strip(_MARKUP):
+            start += len(line) + 1
+            continue
+        m = _LEADING_VERDICT.match(line)
+        if m is None or _OPTION_LIST.search(line):
+            break
+        rest = body[start + m.end() :].lstrip(_MARKUP + ":.-\n").strip()
+        sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0] if rest else ""
+        return m.group(1).lower(), sentence[:300]
+    return "unparseable", body.strip()[:300]
 
 
 def record_id(episode: Episode) -> str:

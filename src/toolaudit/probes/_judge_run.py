@@ -31,13 +31,12 @@ import numpy as np
 from toolaudit.errors import ConfigError, TraceFormatError, check_choice, check_min
 from toolaudit.models import check_temperature
 from toolaudit.probes._judge_audit import VerdictRecord
-from toolaudit.probes._judge_protocol import native_pass, record_id
+from toolaudit.probes._judge_protocol import native_pass, parse_reply, record_id
 from toolaudit.probes._judge_views import (
     AUDIT_VIEWS,
     PRESENTATION_VIEWS,
     JudgeContext,
     criteria_text,
-    parse_reply,
     seed_judge_messages,
     tool_names_of,
 )

@@ -24,7 +24,6 @@ only: never from ``Episode.source`` (agent and user model names) or ``Episode.re
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,19 +42,6 @@ SEED_JUDGE_SYSTEM = (
     "agent accomplished the task. Reply with exactly one word on the first line: PASS, "
     "FAIL or INSUFFICIENT (INSUFFICIENT when the record does not let you decide). On the "
     "second line give a one-sentence reason."
-)
-_MARKUP = " \t\r*_#>`"
-# The verdict word opening a line, after markup and an optional "Verdict:" label.
-_LEADING_VERDICT = re.compile(
-    r"[\s*_#>`]*(?:(?:final\s+)?(?:verdict|answer|grade)\s*[:\-]?[\s*_]*)?"
-    r"(pass|fail|insufficient)\b",
-    re.IGNORECASE,
-)
-# Two verdict words joined as in the prompt's option list ("PASS, FAIL or INSUFFICIENT").
-_OPTION_LIST = re.compile(
-    r"\b(?:pass|fail|insufficient)\b\s*(?:[,/|]\s*(?:or\s+)?|or\s+)"
-    r"\b(?:pass|fail|insufficient)\b",
-    re.IGNORECASE,
 )
 
 
@@ -190,38 +176,3 @@ def seed_judge_messages(episode: Episode, context: JudgeContext, view: str) -> l
         "Verdict (PASS, FAIL or INSUFFICIENT) on the first line, then a one-sentence reason:"
     )
     return [{"role": "system", "content": SEED_JUDGE_SYSTEM}, {"role": "user", "content": text}]
-
-
-def parse_reply(text: str) -> tuple[str, str]:
-    """``(verdict, reason)``: the verdict word that opens the reply's first line (else
-    ``unparseable``) and the first sentence after it.
-
-    The prompt asks for exactly one word on the first line, so the first line with text
-    (markup such as ``**`` or a code fence skipped) must open with PASS, FAIL or
-    INSUFFICIENT, optionally after a ``Verdict:`` label. A verdict elsewhere, or a first
-    line that lists them ("PASS, FAIL or INSUFFICIENT", the prompt's option list, which a
-    base model often echoes, sometimes ending "...on the first line: pass."), makes the
-    reply ``unparseable`` rather than a verdict the judge never gave.
-
-    >>> parse_reply("FAIL\\nThe agent never verified the user's identity. More text.")
-    ('fail', "The agent never verified the user's identity.")
-    >>> parse_reply("**Verdict: PASS** - nothing in the record is a fail.")[0]
-    'pass'
-    >>> parse_reply("Reply with one word: PASS, FAIL or INSUFFICIENT (INSUFFICIENT when")[0]
-    'unparseable'
-    >>> parse_reply("Reply with exactly one word on the first line: pass.")[0]
-    'unparseable'
-    """
-    body = text or ""
-    start = 0
-    for line in body.split("\n"):
-        if not line.strip(_MARKUP):
-            start += len(line) + 1
-            continue
-        m = _LEADING_VERDICT.match(line)
-        if m is None or _OPTION_LIST.search(line):
-            break
-        rest = body[start + m.end() :].lstrip(_MARKUP + ":.-\n").strip()
-        sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0] if rest else ""
-        return m.group(1).lower(), sentence[:300]
-    return "unparseable", body.strip()[:300]
