@@ -36,6 +36,7 @@ from toolaudit.models._registry import (
     ModelSpec,
     load_model,
     parse_spec,
+    split_options,
 )
 from toolaudit.models._sklearn import (
     SklearnModel,
@@ -77,6 +78,7 @@ __all__ = [
     "example_text",
     "load_model",
     "parse_spec",
+    "split_options",
     "parse_tool_calls",
     "save_pipeline",
     "train_controlled_model",

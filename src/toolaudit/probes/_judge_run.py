@@ -91,7 +91,7 @@ def judge_setting(spec: str, default: float) -> tuple[str, float]:
     >>> judge_setting("llama:qwen,threads=2", 0.7)
     ('llama:qwen,threads=2', 0.7)
     """
-    from toolaudit.models._registry import split_options
+    from toolaudit.models import split_options
 
     base, options = split_options(spec)
     text = options.pop("temperature", None)
