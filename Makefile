@@ -21,9 +21,10 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 # The tests add llama.cpp (a real OpenAI-compatible server and the llama: backend;
-# llama-cpp-python compiles from source in about 7 minutes) and the dev tools.
+# llama-cpp-python compiles from source in about 7 minutes), tau2-bench itself (the tau2
+# harness) and the dev tools.
 $(TEST_STAMP): $(DEMO_STAMP)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,inspect,dask,llama,dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,inspect,dask,llama,tau2,dev]"
 	touch $(TEST_STAMP)
 
 install: $(TEST_STAMP)

@@ -12,6 +12,7 @@ from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json
 from toolaudit.cli._judge_audit import add_judge_audit
 from toolaudit.cli._validate import comma_separated, existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
+from toolaudit.probes._seam import REAL_HARNESSES
 from toolaudit.report import visible, with_fallbacks
 
 # `probe compare --fail-on FINDING` (exit 3 when present). The verdict is one rule on
@@ -41,7 +42,7 @@ def _sign_text(p: float | None) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``probe run|analyze|compare|judge|judge-audit|reruns``."""
+    """Add ``probe run|analyze|compare|parity|judge|judge-audit|reruns``."""
     probe = sub.add_parser(
         "probe",
         help="did a score change come from the agent, the environment or the verifier?",
@@ -61,15 +62,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--model openai:MY-MODEL@http://localhost:8000/v1 --limit 10 --epochs 3 --out out/mine\n"
         "  toolaudit probe run --harness inspect --task my_tasks.py@my_task "
         "--model openai:MY-MODEL@http://localhost:8000/v1 --out out/my_task\n"
+        "  toolaudit probe run --harness tau2 --domain retail --limit 3 --out out/tau2-retail\n"
+        "  toolaudit probe run --harness tau2 --domain airline "
+        "--model openai:MY-MODEL@http://localhost:8000/v1 --max-concurrency 8 --out out/air\n"
         "  toolaudit probe run --suite researchops --out out/probe --n-jobs 2",
     )
     p.add_argument(
         "--harness",
-        choices=("researchops", "inspect"),
+        choices=("researchops", "inspect", "tau2"),
         default="researchops",
-        help="where the runs happen: the controlled suite, or a real Inspect AI task "
-        "(needs the [inspect] extra)",
+        help="where the runs happen: the controlled suite, a real Inspect AI task (needs the "
+        "[inspect] extra), or tau2-bench itself: its orchestrator, environments and "
+        "evaluator (needs the [tau2] extra)",
     )
+    p.add_argument("--domain", default=None, help="--harness tau2: the tau2-bench domain "
+                   "(retail, airline, telecom)")  # fmt: skip
+    p.add_argument("--task-split", default=None, help="--harness tau2: tau2's task split "
+                   "(default base: every task of the domain; also train, test)")  # fmt: skip
+    p.add_argument("--max-concurrency", type=int, default=None, help="--harness tau2: "
+                   "conversations at a time (threads; for a served model, as tau2 run "
+                   "offers; default 1)")  # fmt: skip
     p.add_argument(
         "--task",
         default=None,
@@ -80,20 +92,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "offers; an agent solver that calls the model itself (react) is refused; policies "
         "llm and inert only",
     )
-    p.add_argument("--epochs", type=int, default=1, help="--harness inspect: runs per "
+    p.add_argument("--epochs", type=int, default=1, help="--harness inspect or tau2: runs per "
                    "(task, condition, policy)")  # fmt: skip
-    p.add_argument("--limit", type=int, default=None, help="--harness inspect: the first N "
-                   "samples of the task's dataset")  # fmt: skip
-    p.add_argument("--task-ids", default=None, type=comma_separated, help="--harness inspect: comma-separated "
-                   "sample ids instead of --limit")  # fmt: skip
+    p.add_argument("--limit", type=int, default=None, help="--harness inspect or tau2: the "
+                   "first N samples of the task's dataset (tau2: of the split)")  # fmt: skip
+    p.add_argument("--task-ids", default=None, type=comma_separated, help="--harness inspect "
+                   "or tau2: comma-separated sample (task) ids instead of --limit")  # fmt: skip
     p.add_argument(
         "--user-model",
         default=None,
-        help="--harness inspect, tau2 tasks: the user simulator's model for the llm policy "
-        "(default --model); scripted agents get a scripted user",
+        help="--harness inspect (tau2 tasks) or tau2: the user simulator's model for the llm "
+        "policy (default --model); scripted agents get a scripted user",
     )
     p.add_argument("--max-turns", type=int, default=None, help="--harness inspect, tau2 "
-                   "tasks: the user simulator's turn limit (default the task's own)")  # fmt: skip
+                   "tasks: the user simulator's turn limit (default the task's own); "
+                   "--harness tau2: tau2's step limit per conversation (default 100)")  # fmt: skip
     p.add_argument("--time-limit", type=int, default=None, help="--harness inspect: seconds a "
                    "run may take (a run that reaches it is scored as it stands)")  # fmt: skip
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
@@ -184,6 +197,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_fail_on(p, COMPARE_FINDINGS)
     p.set_defaults(func=_compare)
+
+    p = add_parser(
+        psub,
+        "parity",
+        help="the same tau2 study on two harnesses (tau2-bench itself and Inspect's port), "
+        "compared task by task",
+        example="toolaudit probe parity results/probe-tau2-scripted/retail "
+        "results/probe-tau2bench-scripted/retail --out out/parity-retail --report",
+    )
+    p.add_argument("a", type=Path, help="study folder A (e.g. --harness inspect)")
+    p.add_argument("b", type=Path, help="study folder B (e.g. --harness tau2)")
+    p.add_argument("--n-boot", type=int, default=2000, help="task-cluster bootstrap resamples")
+    p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
+    p.add_argument("--out", type=output_dir, default=None, help="write DIR/parity.json")
+    p.add_argument("--report", action="store_true", help="also write DIR/report.html and "
+                   "DIR/report.md (needs --out)")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_parity)
 
     p = add_parser(
         psub,
@@ -297,10 +328,11 @@ def _show(args: argparse.Namespace, result: dict[str, Any], study: Path) -> int:
     from toolaudit.probes import study_section
     from toolaudit.report import write_report
 
-    if result["judge"].get("skipped") and result.get("harness") != "inspect":
+    real = result.get("harness") in REAL_HARNESSES
+    if result["judge"].get("skipped") and not real:
         sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
     if args.report:
-        if result.get("harness") == "inspect":
+        if real:
             from toolaudit.probes import harness_section
 
             sections = [harness_section(result, margin=args.margin)]
@@ -329,7 +361,10 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
             f"{visible(c['policy']):<14}{visible(c['condition']):<18}{_f(c['vrg'])}{_f(c['vrg_rescored'], 10)}"
             f"{_f(c['msr'], 7)}{_f(c['mtr'], 7)}{_f(c['ptd'])}{_f(c['behavior_changed_rate'], 9)}\n"
         )
-    if result.get("harness") == "inspect":
+    for row in result.get("cells_not_scored", []):
+        out.write(f"{visible(row['policy']):<14}{visible(row['condition']):<18}"
+                  f"no scored pair ({row['n_runs']} runs errored or were unscorable)\n")  # fmt: skip
+    if result.get("harness") in REAL_HARNESSES:
         from toolaudit.probes import sentence
         from toolaudit.report import Finding
 
@@ -405,12 +440,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
     if args.harness == "inspect":
+        _refuse(args, "inspect", ("domain", "task_split", "max_concurrency"))
         return _run_harness(args, _harness_config(args))
+    if args.harness == "tau2":
+        return _run_harness(args, _tau2_config(args))
+    _refuse(args, "researchops", ("domain", "task_split", "max_concurrency"), "tau2")
     for flag in ("task", "limit", "task_ids", "user_model", "max_turns", "time_limit"):
         if getattr(args, flag) is not None:
-            raise ConfigError(f"--{flag.replace('_', '-')} needs --harness inspect")
+            raise ConfigError(f"--{flag.replace('_', '-')} needs --harness inspect or tau2")
     if args.epochs != 1:
-        raise ConfigError("--epochs needs --harness inspect (the suite has --seeds)")
+        raise ConfigError("--epochs needs --harness inspect or tau2 (the suite has --seeds)")
     if args.temperature is None:
         args.temperature = 0.7
     if args.verdicts is not None and args.judge_model is not None:
@@ -451,13 +490,61 @@ def _run(args: argparse.Namespace) -> int:
     return _show(args, result.model_dump(mode="python", exclude_unset=True), args.out)
 
 
+def _refuse(
+    args: argparse.Namespace, harness: str, flags: tuple[str, ...], needs: str = "tau2"
+) -> None:
+    """Refuse options that belong to another harness."""
+    for flag in flags:
+        if getattr(args, flag) is not None:
+            raise ConfigError(
+                f"--{flag.replace('_', '-')} needs --harness {needs} (not --harness {harness})"
+            )
+
+
+def _tau2_config(args: argparse.Namespace) -> Any:
+    """``probe run --harness tau2``: the study's config, checked by the library."""
+    from toolaudit.probes.harnesses.tau2 import Tau2StudyConfig
+
+    if args.domain is None:
+        raise ConfigError("--harness tau2 needs --domain (retail, airline or telecom)")
+    for flag, given in (("--task", args.task), ("--time-limit", args.time_limit),
+                        ("--verdicts", args.verdicts), ("--judge-model", args.judge_model),
+                        ("--tasks", args.tasks)):  # fmt: skip
+        if given is not None:
+            raise ConfigError(f"{flag} is not available with --harness tau2")
+    try:
+        return Tau2StudyConfig(
+            domain=args.domain,
+            split=args.task_split or "base",
+            policies=_split(args.policies),
+            conditions=_split(args.conditions),
+            epochs=args.epochs,
+            limit=args.limit,
+            task_ids=_split(args.task_ids),
+            model=args.model,
+            user_model=args.user_model,
+            temperature=args.temperature,
+            max_steps=args.max_turns or 100,
+            max_concurrency=args.max_concurrency or 1,
+            seed=args.seed,
+            margin=args.margin,
+            n_boot=args.n_boot,
+        )
+    except ConfigError as exc:  # the config names its field; the user typed the option
+        raise exc.for_option({"split": "task_split", "max_steps": "max_turns"}) from None
+
+
 def _run_harness(args: argparse.Namespace, config: Any) -> int:
     from toolaudit.audits import run_audit
     from toolaudit.probes import ProbeResult, run_harness_records
+    from toolaudit.probes.harnesses.tau2 import Tau2StudyConfig, run_tau2_records
 
     if args.no_analyze:
         with progress("probe runs", enabled=not args.json) as cb:
-            run_harness_records(config, args.out, progress=cb)
+            if isinstance(config, Tau2StudyConfig):
+                run_tau2_records(config, args.out, progress=cb)
+            else:
+                run_harness_records(config, args.out, progress=cb)
         return 0
     with progress("probe runs", enabled=not args.json) as cb:
         result = run_audit("probe", args.out, config=config, progress=cb,
@@ -596,6 +683,29 @@ def _reruns(args: argparse.Namespace) -> int:
             f"rerun flip rate {result['flip_rate']:.3f} [{_f(lo, 0)}, {_f(hi, 0)}] "
             f"over {result['n_pairs']} trial pairs on {result['n_tasks']} tasks\n"
         )
+    return 0
+
+
+def _parity(args: argparse.Namespace) -> int:
+    from toolaudit.probes._parity import parity, parity_section
+    from toolaudit.report import run_metadata, write_report, write_results
+
+    if args.report and args.out is None:
+        raise ConfigError("--report needs --out")
+    if args.n_boot < 1:
+        raise ConfigError(f"invalid n-boot={args.n_boot}; allowed: an integer >= 1")
+    doc = parity(args.a, args.b, seed=args.seed, n_boot=args.n_boot)
+    if args.out is not None:
+        meta = run_metadata(command="probe parity", seed=args.seed,
+                            config={"a": str(args.a), "b": str(args.b), "n_boot": args.n_boot})  # fmt: skip
+        write_results(args.out / "parity.json", {"meta": meta, **doc})
+        if args.report:
+            write_report(args.out, "toolaudit probe parity", [parity_section(doc)])
+    if args.json:
+        print_json(doc)
+        return 0
+    for text in doc["sentences"]:
+        sys.stdout.write(visible(text) + "\n")
     return 0
 
 

@@ -136,6 +136,12 @@ def _pairs(runs: Sequence[Run]) -> dict[tuple[str, str], dict[tuple[str, int], R
     return out
 
 
+def scored(run: Run, *, rescored: bool = False) -> bool:
+    """Whether a run has a score (and, with ``rescored``, a rescored score): a run that
+    errored or that the benchmark's evaluator could not score has none."""
+    return bool(np.isfinite(run.reward)) and (not rescored or bool(np.isfinite(run.rescored)))
+
+
 def _cell(
     policy: str,
     condition: str,
@@ -145,8 +151,11 @@ def _cell(
     margin: float,
     seed: int,
     n_boot: int,
-) -> dict[str, Any]:
-    keys = sorted(set(orig) & set(mut))
+) -> dict[str, Any] | None:
+    paired = sorted(set(orig) & set(mut))
+    keys = [k for k in paired if scored(orig[k]) and scored(mut[k], rescored=True)]
+    if not keys:
+        return None
     o = [orig[k] for k in keys]
     m = [mut[k] for k in keys]
     clusters = [k[0] for k in keys]
@@ -165,7 +174,7 @@ def _cell(
     kw = {"seed": seed, "n_boot": n_boot}
     delta_reps = cluster_mean_replicates(clusters, rm - ro, n_boot=n_boot, seed=seed)
     delta90 = delta_reps.interval(0.90)
-    return {
+    cell = {
         "_delta_reps": delta_reps,
         "policy": policy,
         "condition": condition,
@@ -202,6 +211,9 @@ def _cell(
         "mean_calls_mutated": float(np.mean([r.calls for r in m])),
         "hack_detection_rate": float(np.mean([r.hack_risk > 0 for r in m])),
     }
+    if len(keys) < len(paired):  # only where runs were left out (older results unchanged)
+        cell["n_not_scored"] = len(paired) - len(keys)
+    return cell
 
 
 def analyze_runs(
@@ -212,9 +224,10 @@ def analyze_runs(
     policies = [p for p in POLICIES if (p, "original") in pairs]
     policies += sorted({p for p, _ in pairs} - set(policies))
     cells: list[dict[str, Any]] = []
+    not_scored: list[dict[str, Any]] = []
     for p in policies:
         orig = pairs.get((p, "original"), {})
-        base = list(orig.values())
+        base = [r for r in orig.values() if scored(r)]
         ptd0 = ptd_by_task(base)
         cells.append(
             {
@@ -245,11 +258,17 @@ def analyze_runs(
                 "mean_calls_mutated": float(np.mean([r.calls for r in base])) if base else None,
             }
         )
+        if len(base) < len(orig):
+            cells[-1]["n_not_scored"] = len(orig) - len(base)
         for cond in MUTATED:
             if (p, cond) in pairs and orig:
-                cells.append(
-                    _cell(p, cond, orig, pairs[(p, cond)], margin=margin, seed=seed, n_boot=n_boot)
-                )
+                cell = _cell(p, cond, orig, pairs[(p, cond)], margin=margin, seed=seed,
+                             n_boot=n_boot)  # fmt: skip
+                if cell is None:
+                    not_scored.append({"policy": p, "condition": cond,
+                                       "n_runs": len(pairs[(p, cond)])})  # fmt: skip
+                else:
+                    cells.append(cell)
     tested = [c for c in cells if c["condition"] != "original"]
     pvalues = [float(c["mcnemar_p"]) for c in tested]
     for c, ph, pb in zip(tested, holm(pvalues), bonferroni(pvalues), strict=True):
@@ -263,11 +282,14 @@ def analyze_runs(
         c["delta_ci_bonferroni"] = eq["delta_ci_bonferroni"]
         c["equivalence_holm"] = eq["equivalence_holm"]
         c["equivalence_family_size"] = eq["family_size"]
-    return {
+    out: dict[str, Any] = {
         "cells": cells,
         "policies": policy_summary(cells),
         "repeat_control": repeat_control(cells),
     }
+    if not_scored:  # cells with no scored pair (every run errored or was unscorable)
+        out["cells_not_scored"] = not_scored
+    return out
 
 
 def policy_summary(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,8 +15,10 @@ from toolaudit.probes._compare import check_pass_threshold, compare_files
 from toolaudit.probes._findings import attribution
 from toolaudit.probes._inspect_study import HarnessStudyConfig
 from toolaudit.probes._report import RETAIL_PAIR, compare_section, study_section
+from toolaudit.probes._seam import REAL_HARNESSES
 from toolaudit.probes._study import analyze_study, check_analysis, run_probe_study
 from toolaudit.probes._study_config import ProbeStudyConfig, run_study
+from toolaudit.probes.harnesses.tau2._study import Tau2StudyConfig
 from toolaudit.report import Fallback, Finding, Section, record_fallback
 
 Num = int | float | None
@@ -85,7 +87,7 @@ class ProbeAudit:
 
     def run(
         self,
-        config: ProbeConfig | ProbeStudyConfig | HarnessStudyConfig,
+        config: ProbeConfig | ProbeStudyConfig | HarnessStudyConfig | Tau2StudyConfig,
         *,
         out_dir: Path,
         progress: ProgressFn | None = None,
@@ -100,6 +102,12 @@ class ProbeAudit:
 
             doc = run_harness_study(config, Path(out_dir), progress=progress)
             return ProbeResult.from_payload(doc)
+        if isinstance(config, Tau2StudyConfig):
+            from toolaudit.probes.harnesses.tau2 import run_tau2_study
+
+            return ProbeResult.from_payload(
+                run_tau2_study(config, Path(out_dir), progress=progress)
+            )
         study = Path(out_dir) / "probe"
         run_probe_study(study, n_seeds=config.n_seeds, seed=config.seed, n_jobs=1,
                         progress=progress)  # fmt: skip
@@ -129,7 +137,7 @@ class ProbeAudit:
         """The study section (gap figure, cells, controls, judge audit)."""
         doc = result.model_dump(mode="python", exclude_unset=True)
         margin = float(result.meta.config.get("margin", 0.10))
-        if doc.get("harness") == "inspect":
+        if doc.get("harness") in REAL_HARNESSES:
             from toolaudit.probes._harness_report import harness_section
 
             return [harness_section(doc, margin=margin)]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from toolaudit.probes._analysis import Run
+from toolaudit.probes._analysis import Run, scored
 from toolaudit.report import Finding
 from toolaudit.stats import cluster_mean_bootstrap
 
@@ -33,7 +33,7 @@ MEANING_PRESERVING = ("tool_rename", "reformat")
 
 def noop_baseline(runs: Sequence[Run], *, seed: int, n_boot: int) -> dict[str, Any]:
     """The inert agent's original pass rate with a 95% task-cluster interval."""
-    base = [r for r in runs if r.policy == NOOP and r.condition == "original"]
+    base = [r for r in runs if r.policy == NOOP and r.condition == "original" and scored(r)]
     if not base:
         return {"policy": NOOP, "run": False}
     passed = np.array([r.passed for r in base], dtype=float)

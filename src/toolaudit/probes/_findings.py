@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from toolaudit.probes._seam import REAL_HARNESSES
 from toolaudit.report import Finding, interval_bounded
 
 ATTRIBUTED = ("tool_rename", "reformat")
@@ -224,7 +225,7 @@ def study_findings(result: dict[str, Any], *, margin: float) -> list[Finding]:
     out += [misranking(r, n_pol) for r in result["policies"]]
     tool_users = [p for p in result["policies_run"] if p not in ("shortcut", "inert")]
     out.append(positive_control(cells, tool_users))
-    if result.get("harness") == "inspect":
+    if result.get("harness") in REAL_HARNESSES:
         from toolaudit.probes._controls import headroom_finding, noop_finding
 
         out.append(noop_finding(result["noop_baseline"]))

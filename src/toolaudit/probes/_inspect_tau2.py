@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from toolaudit.errors import ConfigError
 from toolaudit.probes._inspect_records import ToolMutation
 from toolaudit.probes._inspect_tools import shown_tools
+from toolaudit.probes.agents.script import Reference, ReferenceAction
 
 TAU2_TASKS = {
     "inspect_evals/tau2_retail": "retail",
@@ -32,24 +32,6 @@ _TOOLS = {
     "airline": ("airline.tools", "all_airline_tools"),
     "telecom": ("telecom.tools", "all_telecom_agent_tools"),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ReferenceAction:
-    """One reference action of a tau2 task: who performs it, the operation, arguments."""
-
-    requestor: str
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """What a tau2 task's evaluation expects: its actions in order, and the information
-    the agent must communicate."""
-
-    actions: tuple[ReferenceAction, ...]
-    communicate: tuple[str, ...]
 
 
 def _mod(path: str) -> Any:

@@ -2,9 +2,10 @@
 
 A *harness* lists its tasks, runs one task under one condition and epoch (returning an
 :class:`~toolaudit.traces.Episode`), and rescores a recorded Episode under the canonical
-evaluation. Two harnesses exist: the controlled ResearchOps suite (``researchops``, known
-defects, scripted verifier) and Inspect AI (``inspect``: any Inspect task, tau2-bench
-through inspect_evals, scored by the task's own scorer).
+evaluation. Three harnesses exist: the controlled ResearchOps suite (``researchops``,
+known defects, scripted verifier), Inspect AI (``inspect``: any Inspect task, tau2-bench
+through inspect_evals, scored by the task's own scorer) and tau2-bench itself (``tau2``:
+its orchestrator, environments and evaluator).
 
 The analysis (VRG, rescored VRG, MSR/MTR, behaviour change, equivalence, McNemar, the
 controls) never asks which harness produced a record: it reads every record through a
@@ -13,8 +14,9 @@ controls) never asks which harness produced a record: it reads every record thro
 * ``canonical(episode)`` maps the trajectory back to canonical tool names and
   presentation (what the agent did, in the original evaluation's terms);
 * ``rescore(episode)`` is that trajectory's score under the canonical evaluation
-  (counterfactual rescoring). ResearchOps recomputes it from the record; an Inspect run
-  was rescored by the task's own scorer right after it ran, and the record carries it.
+  (counterfactual rescoring). ResearchOps recomputes it from the record; an Inspect or a
+  tau2 run was rescored by the benchmark's own scorer right after it ran, and the record
+  carries it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Any, Protocol
 
 from toolaudit.traces import Episode
 
-HARNESSES = ("researchops", "inspect")
+HARNESSES = ("researchops", "inspect", "tau2")
+#: Harnesses of real benchmarks (fresh runs scored by the benchmark's own evaluation).
+REAL_HARNESSES = ("inspect", "tau2")
 
 
 class RunSpec(Protocol):
@@ -73,6 +77,10 @@ def reader_of(episode: Episode) -> RecordReader:
     """The reader of a record, by its ``source.harness`` (ResearchOps when absent: the
     records written before the seam existed)."""
     name = str(episode.source.get("harness", "researchops"))
+    if name == "tau2":
+        from toolaudit.probes.harnesses.tau2._harness import TAU2_READER
+
+        return TAU2_READER
     if name == "inspect":
         from toolaudit.probes._inspect_records import INSPECT_READER
 

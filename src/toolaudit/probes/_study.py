@@ -18,6 +18,7 @@ from toolaudit.probes._mutations import CONDITIONS
 from toolaudit.probes._policies import TOOL_USING
 from toolaudit.probes._record_checks import check_study_records
 from toolaudit.probes._runconfig import check_run_config, read_run_config
+from toolaudit.probes._seam import REAL_HARNESSES
 from toolaudit.probes._selection import selection_experiment
 from toolaudit.probes._transcripts import transcript_pairs
 from toolaudit.progress import Progress
@@ -122,11 +123,11 @@ def load_records(path: str | Path) -> list[Episode]:
     if len(harnesses) > 1:
         raise DataError(f"{path}: records of several harnesses ({sorted(harnesses)}) in one study")
     for lineno, ep in numbered:
-        if ep.source.get("harness") == "inspect":
+        if ep.source.get("harness") in REAL_HARNESSES:
             for key in ("config_hash", "policy", "passed", "seed_label", "rescored_reward"):
                 if key not in ep.source:
                     raise TraceFormatError(path, lineno, f"source.{key}",
-                                           "not a 'probe run --harness inspect' record")  # fmt: skip
+                                           f"not a 'probe run --harness {ep.source['harness']}' record")  # fmt: skip
             continue
         for key in _RECORD_KEYS:
             if key not in ep.source:
@@ -259,7 +260,7 @@ def analyze_study(
     harness = str(episodes[0].source.get("harness", SUITE)) if episodes else SUITE
     result = analyze_runs(runs, margin=margin, seed=seed, n_boot=n_boot)
     result["harness"] = harness
-    if harness == "inspect":
+    if harness in REAL_HARNESSES:
         from toolaudit.probes._controls import (
             first_differences,
             mark_informative,
@@ -273,6 +274,10 @@ def analyze_study(
         result["positive_controls"] = positive_controls(result["cells"], margin=margin)
         mark_informative(result["cells"], result["positive_controls"])
         first_differences(runs, result["cells"])
+        if harness == "tau2":
+            from toolaudit.probes._outcomes import run_outcomes
+
+            result["outcomes"] = run_outcomes(episodes)
     else:
         result["selection"] = selection_experiment(runs)
     result["judge"] = _judge_part(
@@ -285,14 +290,18 @@ def analyze_study(
         progress=progress,
     )
     result["agents"] = (
-        agent_summary(episodes) if harness != "inspect" else harness_agents(episodes, study_dir)
+        agent_summary(episodes)
+        if harness not in REAL_HARNESSES
+        else harness_agents(episodes, study_dir)
     )
     result["transcripts"] = transcript_pairs(episodes, runs)
     result["records"] = len(episodes)
     result["tasks"] = len({e.task_id for e in episodes})
     result["policies_run"] = list(dict.fromkeys(c["policy"] for c in result["cells"]))
     result["conditions"] = [c for c in CONDITIONS if any(r.condition == c for r in runs)]
-    result["findings"] = findings(result) if harness != "inspect" else harness_summary(result)
+    result["findings"] = (
+        findings(result) if harness not in REAL_HARNESSES else harness_summary(result)
+    )
     result["conclusions"] = [f.model_dump() for f in study_findings(result, margin=margin)]
     meta = run_metadata(
         command="probe analyze",
@@ -404,7 +413,7 @@ def agent_summary(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for ep in episodes:
         info = ep.source.get("agent_info")
-        if not isinstance(info, dict) or ep.source.get("harness") == "inspect":
+        if not isinstance(info, dict) or ep.source.get("harness") in REAL_HARNESSES:
             continue
         policy = str(ep.source["policy"])
         row = rows.setdefault(

@@ -1,0 +1,33 @@
+"""Agents shared by the harnesses: the scripted reference agents' decisions.
+
+``script``: what the scripted agents (``careful``, ``overfit``, ``inert``) and the scripted
+user do at each turn of a conversation over a task's reference actions, as plain data
+(a tool call to make or a text to say). Each harness wraps these decisions in its own
+model or agent interface (Inspect's ``mockllm``, tau2-bench's ``BaseAgent``), so the same
+agent behaves the same way on every harness. Imports nothing of a harness, the analysis or
+the report.
+"""
+
+from toolaudit.probes.agents.script import (
+    SCRIPTED,
+    STOP,
+    Cursor,
+    Reference,
+    ReferenceAction,
+    Say,
+    ToolUse,
+    agent_turn,
+    user_turn,
+)
+
+__all__ = [
+    "SCRIPTED",
+    "STOP",
+    "Cursor",
+    "Reference",
+    "ReferenceAction",
+    "Say",
+    "ToolUse",
+    "agent_turn",
+    "user_turn",
+]

