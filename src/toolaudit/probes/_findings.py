@@ -471,6 +471,12 @@ def _compare_reruns(f: Finding) -> str:
 
 
 def _noop(f: Finding) -> str:
+    if f.verdict == "not_scored":
+        return (
+            f"No-op baseline: the inert agent ran, but none of its {f.details['n_not_scored']} "
+            "original runs could be scored (each errored or was unscorable), so no floor is "
+            "known for what an agent that does nothing scores here."
+        )
     if f.verdict == "not_run":
         return (
             "No-op baseline: the inert agent was not run, so no floor is known for what an "

@@ -378,7 +378,7 @@ def sentences(doc: dict[str, Any]) -> list[str]:
         verdict = (
             f"so every finding on {a} is one on {b} and the reverse, on these tasks"
             if len(consistent) == len(doc["cells"]) and not differ
-            else f"so a finding on one harness does not always carry over to the other"
+            else "so a finding on one harness does not always carry over to the other"
         )
         out.append(
             f"In {len(consistent)} of {len(doc['cells'])} cells both harnesses reach the same "

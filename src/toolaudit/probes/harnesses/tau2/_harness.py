@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 HARNESS = "tau2"
 HARNESS_VERSION = 1
 PASS_THRESHOLD = 1.0 - 1e-9  # tau2 rewards are 0/1 products: partial credit is a fail
+_TIMINGS = threading.Lock()  # concurrent conversations append to one timings file
 
 
 class ParticipantError(RuntimeError):
@@ -173,6 +175,30 @@ def map_back(simulation: Any, mutation: ToolMutation, canonical: Sequence[str]) 
     return sim
 
 
+def registered_agent(name: str) -> Any:
+    """An agent class from tau2's registry: ``NAME``, or ``module:NAME`` whose module is
+    imported first (its registration runs then). Refuses in one line otherwise."""
+    import importlib
+
+    from toolaudit.errors import ConfigError
+
+    registry = require_tau2()
+    module, _, key = name.rpartition(":")
+    if module:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            raise ConfigError(
+                f"--agent {name}: cannot import {module!r} ({one_line(exc)})"
+            ) from None
+    if key not in registry.get_agents():
+        raise ConfigError(
+            f"--agent {name}: no agent {key!r} in tau2's registry (registered: "
+            f"{', '.join(sorted(registry.get_agents()))})"
+        )
+    return registry.get_agent_constructor(key)
+
+
 def _tag(participant: Any, where: str) -> None:
     """Make ``participant``'s exceptions say where they came from."""
     inner = participant.generate_next_message
@@ -192,6 +218,7 @@ class Tau2Harness:
     Args:
         domain: ``retail``, ``airline`` or ``telecom``.
         split: the task split (``base``: every task of the default task set).
+        data_root: a tau2 data folder of the user's own (None: the package's data).
         out: the study folder (simulation files under ``out/tau2``).
         model: the ``llm`` policy's model (any ``toolaudit.models`` spec).
         user_model: its user simulator's model (default ``model``).
@@ -199,6 +226,10 @@ class Tau2Harness:
         max_tokens: the most tokens per reply.
         max_steps: tau2's step limit per conversation (its default 100).
         max_errors: tau2's tool-error limit per conversation (its default 10).
+        agent: the ``agent`` policy's class: a name in tau2's registry, or
+            ``module:NAME`` (the module is imported first, so its registration runs).
+        agent_llm, agent_llm_args: what that class gets as ``llm`` and ``llm_args``
+            (tau2's litellm model name and arguments), where it takes them.
     """
 
     name = HARNESS
@@ -208,6 +239,7 @@ class Tau2Harness:
         domain: str,
         *,
         split: str = "base",
+        data_root: str | Path | None = None,
         out: str | Path,
         model: str | None = None,
         user_model: str | None = None,
@@ -215,8 +247,17 @@ class Tau2Harness:
         max_tokens: int = 256,
         max_steps: int = 100,
         max_errors: int = 10,
+        agent: str | None = None,
+        agent_llm: str | None = None,
+        agent_llm_args: dict[str, Any] | None = None,
     ) -> None:
-        self.domain = Domain(domain, split=split)
+        self.domain = Domain(domain, split=split, data_root=data_root)
+        from toolaudit.probes.harnesses.tau2._agents import register_scripted
+
+        register_scripted()
+        self.agent = agent
+        self.agent_llm = agent_llm
+        self.agent_llm_args = agent_llm_args
         self.out = Path(out)
         self.model = model
         self.user_model = user_model or model
@@ -265,6 +306,8 @@ class Tau2Harness:
                 descriptions=self.domain.descriptions(),
             )
             return agent, _agents.ScriptedUser(cursor), []
+        if spec.policy == "agent":
+            return self._registered_agent(task, menv, tools, policy)
         if self.model is None or self.user_model is None:
             raise ValueError(f"policy {spec.policy!r} needs a model (--model)")
         seed = spec.run_seed()
@@ -284,6 +327,33 @@ class Tau2Harness:
             instructions=str(task.user_scenario), tools=user_tools, speaker=listener
         )
         return agent, user, [speaker, listener]
+
+    def _registered_agent(
+        self, task: Any, menv: MutatedEnvironment, tools: list[Any], policy: str
+    ) -> tuple[Any, Any, list[Any]]:
+        """The user's own agent class from tau2's registry, built as ``tau2 run`` builds
+        an agent (tools and policy as shown; ``llm`` and ``llm_args`` where it takes
+        them), with the model user simulator (``user_model``) or the instructed user."""
+        import inspect as pyinspect
+
+        from toolaudit.probes.harnesses.tau2 import _agents
+
+        cls = registered_agent(str(self.agent))
+        params = pyinspect.signature(cls).parameters
+        kwargs: dict[str, Any] = {"tools": tools, "domain_policy": policy}
+        if "llm" in params:
+            kwargs["llm"] = self.agent_llm
+        if "llm_args" in params:
+            kwargs["llm_args"] = dict(self.agent_llm_args or {})
+        agent = cls(**kwargs)
+        if self.user_model is None:
+            return agent, _agents.InstructedUser(str(task.user_scenario.instructions)), []
+        listener = _agents.Speaker(self._lm(self.user_model, "user"), self.user_model,
+                                   temperature=self.temperature or 0.0,
+                                   max_tokens=self.max_tokens, seed=0, requestor="user")  # fmt: skip
+        user = _agents.ModelUser(instructions=str(task.user_scenario), tools=None,
+                                 speaker=listener)  # fmt: skip
+        return agent, user, [listener]
 
     # -- one run ----------------------------------------------------------------------
     def run(self, spec: Tau2RunSpec) -> Episode:
@@ -329,6 +399,11 @@ class Tau2Harness:
                 rescored = evaluate(canon, task, self.domain.name)
         simulation.reward_info = native.reward_info
         path = self._write(spec, simulation)
+        with _TIMINGS, (self.out / "timings.jsonl").open("a", encoding="utf-8") as fh:
+            # seconds kept out of the records, so a rerun's records are byte-identical
+            fh.write(
+                json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
+            )
         return self._episode(spec, task, simulation, path, mutation, native, rescored,
                              error=error, seconds=seconds, speakers=speakers)  # fmt: skip
 

