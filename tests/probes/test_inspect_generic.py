@@ -462,3 +462,25 @@ def test_generic_registry_name_resolves_like_inspect_eval(task_file: Path, tmp_p
     ep = harness.run(InspectRunSpec("weather_names", "oslo", "inert", "tool_rename", 0))
     assert ep.task_id == "weather_names:oslo" and ep.reward == 0.0
     assert ep.source["mutation"]["names"][0] == ["find_city", "lookup_city"]
+
+
+def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model that raises on every call: the run failed (Inspect's sample error), so it
+    has no score and no rescored score; the analysis leaves it out and says so."""
+    code = main([
+        "probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+        "--policies", "llm,inert", "--model", "py:tests.probes._tau2_agents:raising",
+        "--conditions", "original,tool_rename", "--n-boot", "50", "--out", str(tmp_path),
+    ])  # fmt: skip
+    assert code == 0
+    llm = [r for r in _records(tmp_path) if r["source"]["policy"] == "llm"]
+    assert len(llm) == 4
+    for r in llm:
+        assert r["reward"] is None and r["source"]["rescored_reward"] is None
+        assert "the agent's server is down" in r["source"]["error"]
+    doc = json.loads((tmp_path / "probe.json").read_text())
+    assert doc["cells_not_scored"] == [{"policy": "llm", "condition": "tool_rename", "n_runs": 2}]
+    assert _cell(doc, "llm", "original")["n_not_scored"] == 2
+    assert "warning: 4 runs errored or could not be scored" in capsys.readouterr().err

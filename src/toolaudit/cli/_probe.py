@@ -341,6 +341,12 @@ def _show(args: argparse.Namespace, result: dict[str, Any], study: Path) -> int:
     real = result.get("harness") in REAL_HARNESSES
     if result["judge"].get("skipped") and not real:
         sys.stderr.write(f"judge audit skipped: {result['judge']['skipped']}\n")
+    left_out = _not_scored(result)
+    if left_out:
+        sys.stderr.write(
+            f"warning: {left_out} runs errored or could not be scored; they are left out of "
+            "every gap and pass rate (probe.json: n_not_scored, cells_not_scored, outcomes)\n"
+        )
     if args.report:
         if real:
             from toolaudit.probes import harness_section
@@ -355,6 +361,23 @@ def _show(args: argparse.Namespace, result: dict[str, Any], study: Path) -> int:
     else:
         _print_summary(result, study)
     return 0
+
+
+def _not_scored(result: dict[str, Any]) -> int:
+    """Runs left out of the analysis for want of a score (errored or unscorable)."""
+    rows = result.get("outcomes")
+    if rows:
+        return sum(max(r["errored"] + r["unscorable_native"], r["unscorable_rescored"])
+                   for r in rows)  # fmt: skip
+    # without per-run outcomes: the original runs left out, and the mutated runs of each
+    # cell beyond them (a pair lacks a score on either side)
+    orig = {c["policy"]: int(c.get("n_not_scored", 0))
+            for c in result["cells"] if c["condition"] == "original"}  # fmt: skip
+    n = sum(orig.values())
+    for c in result["cells"]:
+        if c["condition"] != "original":
+            n += max(0, int(c.get("n_not_scored", 0)) - orig.get(c["policy"], 0))
+    return n + sum(int(r["n_runs"]) for r in result.get("cells_not_scored", []))
 
 
 def _print_summary(result: dict[str, Any], study: Path) -> None:

@@ -381,7 +381,13 @@ class InspectHarness:
                 first = (sample.error.message.strip().splitlines() or [""])[0]
                 failed = f" (the run failed: {first})"
             raise ConfigError(f"--task {self.task!r}: {exc}{failed}; no run was recorded") from None
-        rescored = self._rescore(log, mutation, memo, domain.scorer(), agent_side=self.generic)
+        # a run that failed (the model, a tool or the solver raised) has no score to
+        # compare: an evaluation failure, never rescored into the agent's 0
+        rescored = (
+            None
+            if sample.error is not None
+            else self._rescore(log, mutation, memo, domain.scorer(), agent_side=self.generic)
+        )
         with (self.log_dir.parent / "timings.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(
                 json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
@@ -421,7 +427,7 @@ class InspectHarness:
         instance = self.domain.instance
         key = None if instance is None else f"StoredAgentState:{instance}:messages"
         ep = sample_episode(sample, path=path, source={"format": "inspect"}, conversation_key=key)
-        reward = ep.reward
+        reward = None if sample.error is not None else ep.reward  # a failed run: no score
         usage = {
             role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}
             for role, u in (sample.role_usage or {}).items()
