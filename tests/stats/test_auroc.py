@@ -169,3 +169,52 @@ def test_group_null_single_class_and_length_mismatch():
     assert np.isnan(r.estimate) and np.isnan(r.p_value)
     with pytest.raises(ValueError, match="same length"):
         group_permutation_auroc([0, 1], [0.1, 0.2, 0.3], ["a", "a", "b"])
+
+
+def _exact_paired_p(y, a, b):
+    """The exact two-sided p-value: every one of the 2^n swap patterns, by brute force."""
+    from itertools import product
+
+    from sklearn.metrics import roc_auc_score
+
+    y, a, b = np.asarray(y), np.asarray(a, float), np.asarray(b, float)
+    observed = abs(roc_auc_score(y, a) - roc_auc_score(y, b))
+    hits = total = 0
+    for pattern in product([False, True], repeat=len(y)):
+        swap = np.array(pattern)
+        pa, pb = np.where(swap, b, a), np.where(swap, a, b)
+        hits += abs(roc_auc_score(y, pa) - roc_auc_score(y, pb)) >= observed - 1e-12
+        total += 1
+    return hits / total
+
+
+def test_paired_permutation_one_changed_row_among_ties_is_not_significant():
+    """A variant identical to the original but for one row, with heavy ties (the case
+    that came out at p = 0.001 when each variant was ranked separately)."""
+    rng = np.random.default_rng(3)
+    y = np.array([1] * 13 + [0] * 232)
+    original = np.where(y == 1, 0.9, 0.1) + rng.normal(0, 0.01, y.size)
+    variant = original.copy()
+    variant[0] = 0.5
+    p = paired_permutation_auroc(y, original, variant, n_perm=2000, seed=0)
+    assert p > 0.3
+    flat = np.full(y.size, 0.5)  # every score tied in the variant: a real, large change
+    assert paired_permutation_auroc(y, original, flat, n_perm=2000, seed=0) < 0.01
+
+
+def test_paired_permutation_matches_the_exact_enumeration_on_small_inputs():
+    rng = np.random.default_rng(4)
+    for trial in range(4):
+        y = np.array([0, 1] * 5)
+        a = np.round(rng.normal(size=10) + y, 1)
+        b = np.round(rng.normal(size=10) + 0.3 * y, 1)  # rounding makes ties
+        b[:3] = a[:3]  # three rows unchanged
+        exact = _exact_paired_p(y, a, b)
+        p = paired_permutation_auroc(y, a, b, n_perm=20000, seed=trial)
+        assert abs(p - exact) < 0.02, (trial, p, exact)
+
+
+def test_paired_permutation_identical_scores_give_one():
+    y = [0, 1, 0, 1, 1]
+    s = [0.2, 0.7, 0.2, 0.7, 0.1]
+    assert paired_permutation_auroc(y, s, s, n_perm=200) == 1.0

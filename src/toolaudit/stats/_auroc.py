@@ -164,11 +164,24 @@ def paired_permutation_auroc(
     n_perm: int = 2000,
     seed: int = 0,
 ) -> float:
-    """Two-sided p-value for AUROC(a) = AUROC(b): each row's two scores are swapped
-    with probability one half (scores are rank-normalised first so they are comparable)."""
+    """Two-sided p-value for AUROC(a) = AUROC(b) on paired scores (the same rows scored
+    twice, on one scale): each row's two raw scores are swapped with probability one half.
+
+    The raw scores are swapped, never ranks taken within each variant: separate ranking
+    puts a variant with many ties on another scale, so swapping ranks manufactures
+    differences (a variant that changes one row of 245 came out at p = 0.001). Swapping
+    raw scores is the same test as ranking the pooled 2n scores jointly, since AUROC
+    depends only on the order of the scores. A row whose two scores are equal is left as
+    it is by every swap, so a one-row change can never be significant.
+
+    Example:
+        >>> y = [0, 0, 1, 1]
+        >>> paired_permutation_auroc(y, [0.1, 0.2, 0.8, 0.9], [0.1, 0.2, 0.8, 0.9])
+        1.0
+    """
     y_arr = np.asarray(y).astype(bool)
-    a = rankdata(np.asarray(score_a, dtype=float)) / len(y_arr)
-    b = rankdata(np.asarray(score_b, dtype=float)) / len(y_arr)
+    a = np.asarray(score_a, dtype=float)
+    b = np.asarray(score_b, dtype=float)
     observed = abs(auroc(y_arr, a) - auroc(y_arr, b))
     if np.isnan(observed):
         return float("nan")
