@@ -178,19 +178,11 @@ def _versions() -> dict[str, str]:
 def harness_specs(config: HarnessStudyConfig, harness: InspectHarness) -> list[InspectRunSpec]:
     """Every run of the study, in canonical order."""
     from toolaudit.probes._inspect_harness import InspectRunSpec
+    from toolaudit.probes._seam import choose_ids
 
     ids = list(harness.task_ids())
     rank = {sid: i for i, sid in enumerate(ids)}
-    if config.task_ids is not None:
-        unknown = [t for t in config.task_ids if t not in rank]
-        if unknown:
-            raise ConfigError(
-                f"--task-ids: {config.task} has no sample {unknown[0]!r} "
-                f"(it has {len(ids)}, e.g. {ids[:3]})"
-            )
-        chosen = list(dict.fromkeys(config.task_ids))
-    else:
-        chosen = ids[: config.limit] if config.limit is not None else ids
+    chosen = choose_ids(ids, task_ids=config.task_ids, limit=config.limit, what=config.task)
     agent: tuple[tuple[str, Any], ...] = ()
     if config.model is not None:
         agent = tuple(sorted(

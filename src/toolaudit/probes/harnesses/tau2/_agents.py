@@ -98,13 +98,10 @@ class ScriptedAgent(LocalAgent[list[Any]]):  # type: ignore[misc]  # tau2 ships 
         """A script does not sample."""
 
 
-class ScriptedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type information
-    """The scripted user (see :mod:`toolaudit.probes.agents.script`); tau2's orchestrator
-    calls these methods synchronously."""
-
-    def __init__(self, cursor: Cursor) -> None:
-        super().__init__(instructions=None, llm=None)
-        self.cursor = cursor
+class _ModelFreeUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type information
+    """A user simulator with no model: no system prompt, tau2's own stop rule, no seed.
+    tau2's orchestrator calls these methods synchronously (``BaseUser`` declares them
+    ``async``)."""
 
     def get_init_state(self, message_history: list[Any] | None = None) -> UserState:  # type: ignore[override]
         """No system prompt; the history as given."""
@@ -114,6 +111,17 @@ class ScriptedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type inform
     def is_stop(cls, message: Any) -> bool:
         """Whether the message ends the conversation (tau2's own rule)."""
         return bool(UserSimulator.is_stop(message))
+
+    def set_seed(self, seed: int) -> None:
+        """It does not sample."""
+
+
+class ScriptedUser(_ModelFreeUser):
+    """The scripted user (see :mod:`toolaudit.probes.agents.script`)."""
+
+    def __init__(self, cursor: Cursor) -> None:
+        super().__init__(instructions=None, llm=None)
+        self.cursor = cursor
 
     def generate_next_message(self, message: Any, state: UserState) -> tuple[Any, UserState]:  # type: ignore[override]
         """The scripted user's next move as a user message."""
@@ -128,27 +136,14 @@ class ScriptedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type inform
             return UserMessage(role="user", tool_calls=[call], cost=0.0), state
         return UserMessage(role="user", content=move.text, cost=0.0), state
 
-    def set_seed(self, seed: int) -> None:
-        """A script does not sample."""
 
-
-class InstructedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type information
+class InstructedUser(_ModelFreeUser):
     """A user with no model for an agent of the user's own: it states the task's
-    instructions, answers every further turn with a request to go on, and ends the
-    conversation (``###STOP###``) after the agent's second text reply."""
+    instructions, then asks it to go ahead, then ends the conversation (``###STOP###``)."""
 
     def __init__(self, instructions: str) -> None:
         super().__init__(instructions=instructions, llm=None)
         self.replies = 0
-
-    def get_init_state(self, message_history: list[Any] | None = None) -> UserState:  # type: ignore[override]
-        """No system prompt; the history as given."""
-        return UserState(system_messages=[], messages=list(message_history or []))
-
-    @classmethod
-    def is_stop(cls, message: Any) -> bool:
-        """Whether the message ends the conversation (tau2's own rule)."""
-        return bool(UserSimulator.is_stop(message))
 
     def generate_next_message(self, message: Any, state: UserState) -> tuple[Any, UserState]:  # type: ignore[override]
         """The instructions first, then "please go ahead", then the stop."""
@@ -160,9 +155,6 @@ class InstructedUser(BaseUser):  # type: ignore[misc]  # tau2 ships no type info
         else:
             text = "###STOP###"
         return UserMessage(role="user", content=text, cost=0.0), state
-
-    def set_seed(self, seed: int) -> None:
-        """It does not sample."""
 
 
 def register_scripted() -> None:

@@ -127,8 +127,9 @@ class Tau2RunSpec:
 
     def config_hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`config`."""
-        text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        from toolaudit.probes._seam import config_hash
+
+        return config_hash(self.config())
 
     def run_seed(self) -> int:
         """The run's sampling seed (every condition and epoch samples differently)."""

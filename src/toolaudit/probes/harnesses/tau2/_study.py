@@ -196,20 +196,13 @@ def _tasks_digest(folder: Path) -> str:
 
 def tau2_specs(config: Tau2StudyConfig, harness: Tau2Harness) -> list[Tau2RunSpec]:
     """Every run of the study, in canonical order (a bad task id writes nothing)."""
+    from toolaudit.probes._seam import choose_ids
     from toolaudit.probes.harnesses.tau2._harness import Tau2RunSpec
 
     ids = list(harness.task_ids())
     rank = {tid: i for i, tid in enumerate(ids)}
-    if config.task_ids is not None:
-        unknown = [t for t in config.task_ids if t not in rank]
-        if unknown:
-            raise ConfigError(
-                f"--task-ids: tau2 {config.domain} ({config.split}) has no task {unknown[0]!r} "
-                f"(it has {len(ids)}, e.g. {ids[:3]})"
-            )
-        chosen = list(dict.fromkeys(config.task_ids))
-    else:
-        chosen = ids[: config.limit] if config.limit is not None else ids
+    what = f"tau2 {config.domain} ({config.split})"
+    chosen = choose_ids(ids, task_ids=config.task_ids, limit=config.limit, what=what, noun="task")
     options = config.options()
     llm: tuple[tuple[str, Any], ...] = ()
     if config.model is not None:
