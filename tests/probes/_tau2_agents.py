@@ -4,7 +4,7 @@ reach tau2's orchestrator through toolaudit's model layer exactly as a real mode
 
 * ``finder``: the agent calls the tool *described* as finding a user id by name and zip
   (whatever it is called), then says it is done.
-* ``user``: the user simulator states a request, then ends the conversation.
+* ``user``: the user simulator asks for one lookup (twice), then ends the conversation.
 * ``raising``: an agent (or user) whose every reply raises.
 """
 
@@ -46,8 +46,14 @@ def user(prompts: Sequence[str]) -> list[str]:
 
 
 def _user_chat(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> str:
+    # tau2 flips roles for its user simulator: the user's own turns are "assistant"
     said = sum(1 for m in messages if m["role"] == "assistant")
-    return "Hi, I am Yusuf Rossi, zip 19122; please find my account." if said == 0 else "###STOP###"
+    if said < 2:  # as direct as a request can be (a 0.5B model acts on no less)
+        return (
+            "Please call the tool find_user_id_by_name_zip with first_name Yusuf, "
+            "last_name Rossi and zip 19122."
+        )
+    return "###STOP###"
 
 
 user.chat = _user_chat  # type: ignore[attr-defined]

@@ -280,11 +280,11 @@ def test_transfer_rule() -> None:
     assert transfer([None, None], [0.1, 0.2]) == "not_estimable"
 
 
-def _qwen_run(tmp_path: Path, user: str) -> tuple[dict, list[dict], int]:
+def _qwen_run(tmp_path: Path, user: str, *extra: str) -> tuple[dict, list[dict], int]:
     code = main([
         "probe", "run", "--harness", "tau2", "--domain", "retail", "--model", "embedded:qwen",
         "--user-model", user, "--policies", "llm", "--conditions", "original",
-        "--limit", "1", "--max-turns", "12", "--n-boot", "50", "--out", str(tmp_path),
+        "--limit", "1", "--max-turns", "12", "--n-boot", "50", "--out", str(tmp_path), *extra,
     ])  # fmt: skip
     assert code == 0
     rec = _records(tmp_path)[0]
@@ -319,6 +319,6 @@ def test_embedded_qwen_agent_makes_tool_calls_through_tau2_bench(tmp_path: Path)
     """The embedded Qwen as agent, asked by a user who states a concrete request: its
     tool calls, parsed by toolaudit's model layer, are executed by tau2's environment and
     appear in the records and in `traces inspect` of the written results file."""
-    rec, calls, in_file = _qwen_run(tmp_path, f"{AGENTS}:user")
+    rec, calls, in_file = _qwen_run(tmp_path, f"{AGENTS}:user", "--temperature", "0.7")
     assert calls and len(calls) == rec["source"]["agent_info"]["tool_calls"] == in_file
     assert any(m["role"] == "tool" for m in rec["messages"])
