@@ -271,9 +271,10 @@ def run_tau2_records(
 def write_results_files(study: Path, config: Tau2StudyConfig) -> list[Path]:
     """One tau2-bench results file per (policy, condition) from the run files recorded
     in ``records.jsonl`` (in canonical order)."""
-    from tau2.data_model.simulation import Results, SimulationRun
+    from toolaudit.probes.harnesses.tau2._bench import require_tau2, tau2_version
 
-    from toolaudit.probes.harnesses.tau2._bench import tau2_version
+    require_tau2(config.data_root)
+    from tau2.data_model.simulation import Results, SimulationRun
 
     harness = config.harness(study)
     tasks = harness.domain.tasks()
