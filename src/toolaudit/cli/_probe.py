@@ -753,6 +753,10 @@ def _parity(args: argparse.Namespace) -> int:
         raise ConfigError(f"invalid n-boot={args.n_boot}; allowed: an integer >= 1")
     doc = parity(args.a, args.b, seed=args.seed, n_boot=args.n_boot)
     if args.out is not None:
+        import os
+
+        for side in ("a", "b"):  # a results file names no machine's layout
+            doc[side]["folder"] = os.path.relpath(doc[side]["folder"], args.out.resolve())
         meta = run_metadata(command="probe parity", seed=args.seed,
                             config={"a": str(args.a), "b": str(args.b), "n_boot": args.n_boot})  # fmt: skip
         write_results(args.out / "parity.json", {"meta": meta, **doc})
