@@ -43,12 +43,15 @@ CASES = [
                             _retail(data, "retail__ft-gpt-4.1-sft__user-gpt-4.1__test40x1.json"),
                             "--out", out],
      "ProbeCompareConfig", "compare.json"),
+    ("probe", lambda ex, out, data: ["probe", "run", "--harness", "tau2", "--domain", "retail",
+                                     "--limit", "1", "--out", out],
+     "Tau2StudyConfig", "probe.json"),
     ("traces", lambda ex, out, data: ["demo", "--only", "traces", "--out", out], None, None),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("name", "argv", "config_type", "results_file"), CASES,
-                         ids=[c[0] for c in CASES])  # fmt: skip
+                         ids=[c[2] or c[0] for c in CASES])  # fmt: skip
 def test_audit_commands_reach_their_audit_through_run_audit(
     monkeypatch, tmp_path, examples, shared_data, name, argv, config_type, results_file
 ):
