@@ -269,6 +269,19 @@ def test_a_data_root_of_later_tau2_tasks_is_unscorable_not_failed(
     )
 
 
+def test_concurrent_conversations_give_the_serial_records(tmp_path: Path) -> None:
+    """--max-concurrency runs conversations in threads; the records (canonical order) are
+    byte-identical to a serial run's."""
+    runs = {}
+    for n in ("1", "3"):
+        out = tmp_path / f"c{n}"
+        assert main(["probe", "run", "--harness", "tau2", "--domain", "telecom", "--limit", "3",
+                     "--conditions", "original,tool_rename,reformat", "--max-concurrency", n,
+                     "--no-analyze", "--out", str(out)]) == 0  # fmt: skip
+        runs[n] = (out / "records.jsonl").read_bytes()
+    assert runs["1"] == runs["3"] and runs["1"].count(b"\n") == 27
+
+
 def test_transfer_rule() -> None:
     from toolaudit.probes._parity import transfer
 

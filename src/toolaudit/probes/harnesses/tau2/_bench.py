@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from toolaudit.probes._inspect_records import NOT_A_TOOL, ToolMutation, reformat
 
 TAU2_DOMAINS = ("retail", "airline", "telecom")
 _REGISTERED: dict[str, str] = {}
+_REGISTERING = threading.Lock()
 
 
 _DATA_ROOT: list[Path | None] = []  # the data folder this process loaded tau2 with
@@ -170,6 +172,10 @@ class Domain:
         if mutation.identity:
             return self.name
         key = json.dumps([self.name, mutation.describe()], sort_keys=True)
+        with _REGISTERING:  # conversations may run in threads (--max-concurrency)
+            return self._register(key, mutation)
+
+    def _register(self, key: str, mutation: ToolMutation) -> str:
         if key not in _REGISTERED:
             registry = require_tau2()
             name = f"toolaudit-{self.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
