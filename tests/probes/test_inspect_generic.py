@@ -484,3 +484,24 @@ def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(
     assert doc["cells_not_scored"] == [{"policy": "llm", "condition": "tool_rename", "n_runs": 2}]
     assert _cell(doc, "llm", "original")["n_not_scored"] == 2
     assert "warning: 4 runs errored or could not be scored" in capsys.readouterr().err
+
+
+def test_a_task_file_edited_between_runs_is_refused_on_resume(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run_config.json records the task file's SHA-256: a resume after the file changed
+    is refused in one line and the folder is left as it was."""
+    task = tmp_path / "tasks.py"
+    task.write_text(task_file.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+            "--policies", "inert", "--conditions", "original", "--task-ids", "paris",
+            "--no-analyze", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    config = json.loads((out / "run_config.json").read_text())
+    assert len(config["task_sha256"]) == 64
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    task.write_text(task.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert main(argv) == 2
+    assert "SHA-256" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

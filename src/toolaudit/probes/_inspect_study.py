@@ -154,12 +154,27 @@ class HarnessStudyConfig:
             "max_tokens": self.max_tokens if self.model else None,
             "time_limit": self.time_limit,
             "packages": _versions(),
+            **_task_file_digest(self.task),
         }
 
     def _user_simulated(self) -> bool:
         from toolaudit.probes._inspect_harness import is_tau2
 
         return self.model is not None and is_tau2(self.task)
+
+
+def _task_file_digest(task: str) -> dict[str, str]:
+    """``{"task_sha256": ...}`` of a ``FILE.py[@NAME]`` task's file, so a resume after the
+    file was edited is refused; nothing for a registry task (its package version is
+    recorded instead)."""
+    import hashlib
+
+    from toolaudit.probes._inspect_generic import _spec_file
+
+    file = _spec_file(task)
+    if file is None or not file.is_file():
+        return {}
+    return {"task_sha256": hashlib.sha256(file.read_bytes()).hexdigest()}
 
 
 def _versions() -> dict[str, str]:

@@ -54,6 +54,7 @@ OPTION_NAMES = {
     "agent_llm": "--agent-llm",
     "agent_llm_args": "--agent-llm-args",
     "data": "--data-root",
+    "task_sha256": "--task's file (SHA-256 of its contents)",
     "data_dir_digest": "the tau2 task data (a digest of the domain's tasks.json)",
 }
 
