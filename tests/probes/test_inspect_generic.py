@@ -505,3 +505,21 @@ def test_a_task_file_edited_between_runs_is_refused_on_resume(
     assert main(argv) == 2
     assert "SHA-256" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [("--policies", "inert,inert", "given twice"), ("--task-ids", ",", "no sample id")],
+)
+def test_bad_options_are_refused_before_the_folder_is_touched(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    option: str, value: str, message: str,
+) -> None:  # fmt: skip
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--conditions", "original", option, value, "--out", str(out)]  # fmt: skip
+    if option != "--policies":
+        argv += ["--policies", "inert"]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

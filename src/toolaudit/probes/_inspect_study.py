@@ -81,6 +81,12 @@ class HarnessStudyConfig:
         for p in self.policies or (() if self.policies is None else ("",)):
             if p not in HARNESS_POLICIES:
                 raise ConfigError.invalid("policies", list(HARNESS_POLICIES), p)
+        given = self.policies or ()
+        dup = sorted({p for p in given if given.count(p) > 1})
+        if dup:  # refused before the folder is touched (it would run every run twice)
+            raise ConfigError(f"invalid policies: {dup[0]!r} is given twice")
+        if self.task_ids is not None and not self.task_ids:
+            raise ConfigError("--task-ids: no sample id given")
         for c in self.conditions or ():
             if c not in HARNESS_CONDITIONS:
                 raise ConfigError.invalid("conditions", list(HARNESS_CONDITIONS), c)
