@@ -153,7 +153,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="sampling temperature of the llm policy (default 0.7; --harness inspect: the "
-        "task's own unless given, and a given value overrides it for agent and user)",
+        "task's own unless given, and a given value overrides it for agent and user; "
+        "--harness tau2: tau2's 0.0 unless given, for agent and user)",
     )
     p.add_argument("--max-steps", type=int, default=10, help="generations per llm run at most")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
