@@ -12,7 +12,7 @@ from toolaudit.cli._common import add_fail_on, add_parser, gate_exit, print_json
 from toolaudit.cli._judge_audit import add_judge_audit
 from toolaudit.cli._validate import comma_separated, existing_file, finite_float, output_dir, seed
 from toolaudit.errors import ConfigError
-from toolaudit.probes._seam import REAL_HARNESSES
+from toolaudit.probes import REAL_HARNESSES
 from toolaudit.report import visible, with_fallbacks
 
 # `probe compare --fail-on FINDING` (exit 3 when present). The verdict is one rule on
@@ -745,7 +745,7 @@ def _reruns(args: argparse.Namespace) -> int:
 
 
 def _parity(args: argparse.Namespace) -> int:
-    from toolaudit.probes._parity import parity, parity_section
+    from toolaudit.probes import parity, parity_section
     from toolaudit.report import run_metadata, write_report, write_results
 
     if args.report and args.out is None:

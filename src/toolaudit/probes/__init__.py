@@ -59,10 +59,12 @@ from toolaudit.probes._mutations import (
     ToolRename,
     invert_episode,
 )
+from toolaudit.probes._parity import parity, parity_section
 from toolaudit.probes._policies import Agent
 from toolaudit.probes._procedure_reasons import classify_reason
 from toolaudit.probes._report import compare_section, study_section
 from toolaudit.probes._runconfig import check_run_config, read_run_config
+from toolaudit.probes._seam import REAL_HARNESSES
 from toolaudit.probes._stats import (
     Replicates,
     cluster_mean_replicates,
@@ -83,6 +85,9 @@ from toolaudit.probes._verifier import (
 
 __all__ = [
     "harness_section",
+    "parity",
+    "parity_section",
+    "REAL_HARNESSES",
     "HarnessStudyConfig",
     "run_harness_records",
     "ProbeCompareConfig",

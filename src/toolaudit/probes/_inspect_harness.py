@@ -109,7 +109,7 @@ class InspectRunSpec:
 
     def config_hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`config`."""
-        from toolaudit.probes._seam import config_hash
+        from toolaudit.probes._runspec import config_hash
 
         return config_hash(self.config())
 

@@ -199,7 +199,7 @@ def _versions() -> dict[str, str]:
 def harness_specs(config: HarnessStudyConfig, harness: InspectHarness) -> list[InspectRunSpec]:
     """Every run of the study, in canonical order."""
     from toolaudit.probes._inspect_harness import InspectRunSpec
-    from toolaudit.probes._seam import choose_ids
+    from toolaudit.probes._runspec import choose_ids
 
     ids = list(harness.task_ids())
     rank = {sid: i for i, sid in enumerate(ids)}

@@ -38,6 +38,7 @@ from toolaudit.traces._schema import (
 )
 from toolaudit.traces._source import kind_of, read_json_document
 from toolaudit.traces._summary import TraceSummary, inspect_path, summary_rows
+from toolaudit.traces._tau2 import sim_episode
 from toolaudit.traces._view import view_command, view_commands
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "kind_of",
     "validate_record",
     "sample_episode",
+    "sim_episode",
     "view_command",
     "view_commands",
     "read_json_document",

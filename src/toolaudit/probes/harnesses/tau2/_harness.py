@@ -127,7 +127,7 @@ class Tau2RunSpec:
 
     def config_hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`config`."""
-        from toolaudit.probes._seam import config_hash
+        from toolaudit.probes._runspec import config_hash
 
         return config_hash(self.config())
 
@@ -452,7 +452,7 @@ class Tau2Harness:
         seconds: float,
         speakers: list[Any],
     ) -> Episode:
-        from toolaudit.traces._tau2 import sim_episode
+        from toolaudit.traces import sim_episode
 
         doc = json.loads(simulation.model_dump_json())
         ep = sim_episode(doc, where="", index=0, path=path, source={})

@@ -196,7 +196,7 @@ def _tasks_digest(folder: Path) -> str:
 
 def tau2_specs(config: Tau2StudyConfig, harness: Tau2Harness) -> list[Tau2RunSpec]:
     """Every run of the study, in canonical order (a bad task id writes nothing)."""
-    from toolaudit.probes._seam import choose_ids
+    from toolaudit.probes._runspec import choose_ids
     from toolaudit.probes.harnesses.tau2._harness import Tau2RunSpec
 
     ids = list(harness.task_ids())
