@@ -59,7 +59,8 @@ from toolaudit.probes._mutations import (
     ToolRename,
     invert_episode,
 )
-from toolaudit.probes._parity import parity, parity_section
+from toolaudit.probes._parity import parity
+from toolaudit.probes._parity_report import parity_section
 from toolaudit.probes._policies import Agent
 from toolaudit.probes._procedure_reasons import classify_reason
 from toolaudit.probes._report import compare_section, study_section

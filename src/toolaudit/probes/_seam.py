@@ -78,7 +78,7 @@ def reader_of(episode: Episode) -> RecordReader:
     records written before the seam existed)."""
     name = str(episode.source.get("harness", "researchops"))
     if name == "tau2":
-        from toolaudit.probes.harnesses.tau2._harness import TAU2_READER
+        from toolaudit.probes.harnesses.tau2._records import TAU2_READER
 
         return TAU2_READER
     if name == "inspect":

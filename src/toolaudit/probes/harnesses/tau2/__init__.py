@@ -10,9 +10,9 @@ used), *rescored* on the trajectory mapped back to canonical names and returns (
 domain's own environment).
 
 Modules: ``_bench`` (importing tau2, its tasks and environments, the mutated
-environment, evaluation), ``_agents`` (scripted agents and user, the toolaudit model
-agent and user simulator), ``_harness`` (one run), ``_study`` (a study's options and
-runs). Imports nothing of the analysis or the report.
+environment, evaluation), ``_agents`` (scripted agents and users, the toolaudit model
+agent and user simulator), ``_records`` (a run's spec, the reader, mapping a simulation
+back), ``_harness`` (one run), ``_study`` (a study's options and runs). Imports nothing of the analysis or the report.
 """
 
 from toolaudit.probes.harnesses.tau2._bench import TAU2_DOMAINS

@@ -25,7 +25,8 @@ from toolaudit.probes.agents.script import SCRIPTED
 from toolaudit.probes.harnesses.tau2._bench import TAU2_DOMAINS
 
 if TYPE_CHECKING:
-    from toolaudit.probes.harnesses.tau2._harness import Tau2Harness, Tau2RunSpec
+    from toolaudit.probes.harnesses.tau2._harness import Tau2Harness
+    from toolaudit.probes.harnesses.tau2._records import Tau2RunSpec
     from toolaudit.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -197,7 +198,7 @@ def _tasks_digest(folder: Path) -> str:
 def tau2_specs(config: Tau2StudyConfig, harness: Tau2Harness) -> list[Tau2RunSpec]:
     """Every run of the study, in canonical order (a bad task id writes nothing)."""
     from toolaudit.probes._runspec import choose_ids
-    from toolaudit.probes.harnesses.tau2._harness import Tau2RunSpec
+    from toolaudit.probes.harnesses.tau2._records import Tau2RunSpec
 
     ids = list(harness.task_ids())
     rank = {tid: i for i, tid in enumerate(ids)}
