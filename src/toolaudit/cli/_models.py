@@ -156,8 +156,16 @@ def register(sub: Any) -> None:
     prep = add_parser(
         msub,
         "prepare",
-        help="assemble, verify and convert the embedded models (Qwen, Gemma) once; print their folders",
-        example="toolaudit models prepare",
+        help="assemble, verify and convert embedded models once (default: Qwen 0.5B and "
+        "Gemma; name others: qwen1.5b, smollm2, or all); print their folders",
+        example="toolaudit models prepare qwen1.5b smollm2",
+    )
+    prep.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="embedded models to prepare (see 'toolaudit models list'; 'all' for every one; "
+        "default: qwen gemma)",
     )
     prep.add_argument(
         "--force",
@@ -166,6 +174,15 @@ def register(sub: Any) -> None:
     )
     prep.add_argument("--json", action="store_true", help="print paths as JSON")
     prep.set_defaults(func=_prepare)
+
+    lst = add_parser(
+        msub,
+        "list",
+        help="the embedded models: spec, PyPI source, SHA-256, and whether prepared here",
+        example="toolaudit models list",
+    )
+    lst.add_argument("--json", action="store_true", help="print the list as JSON")
+    lst.set_defaults(func=_list)
 
 
 def _add_spec(parser: argparse.ArgumentParser) -> None:
@@ -489,15 +506,37 @@ def _prepare(args: argparse.Namespace) -> int:
         verify_prepared,
     )
 
+    names = list(args.names) or [n for n, e in EMBEDDED.items() if e.by_default]
+    if "all" in names:
+        names = list(EMBEDDED)
+    for name in names:
+        if name not in EMBEDDED:
+            raise ConfigError.invalid("embedded model", [*EMBEDDED, "all"], name)
     models = {}
-    for name in EMBEDDED:
+    for name in dict.fromkeys(names):
         folder = embedded_model_dir(name, force=args.force)
         verify_prepared(folder)  # the files are the ones converted (SHA-256 recorded then)
         models[name] = {"model_dir": str(folder), "gguf": str(embedded_gguf_path(name))}
-    default = models[DEFAULT_EMBEDDED]
+    default = models.get(DEFAULT_EMBEDDED, {})
     if args.json:
         print_json({**default, "default": f"embedded:{DEFAULT_EMBEDDED}", "models": models})
     else:
         for name, paths in models.items():
             sys.stdout.write(f"embedded:{name}\t{paths['model_dir']}\n")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from toolaudit.models import DEFAULT_EMBEDDED, EMBEDDED, embedded_status
+
+    rows = [embedded_status(name) for name in EMBEDDED]
+    if args.json:
+        print_json({"default": f"embedded:{DEFAULT_EMBEDDED}", "models": rows})
+        return 0
+    for row in rows:
+        where = row["model_dir"] or "not prepared"
+        sys.stdout.write(
+            f"{row['spec']}\t{row['model']}\t{row['source']}\tsha256 {row['sha256'] or '-'}"
+            f"\t{'installed' if row['installed'] else 'not installed'}\t{where}\n"
+        )
     return 0

@@ -29,6 +29,7 @@ from toolaudit.models._embedded import (
     EMBEDDED,
     embedded_gguf_path,
     embedded_model_dir,
+    embedded_status,
     verify_prepared,
 )
 from toolaudit.models._messages import check_messages
@@ -73,6 +74,7 @@ __all__ = [
     "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",
+    "embedded_status",
     "verify_prepared",
     "render_user_turn",
     "example_text",

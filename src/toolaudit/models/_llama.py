@@ -1,4 +1,5 @@
-"""llama.cpp in process (``llama:qwen``, ``llama:gemma``, ``llama:PATH.gguf``).
+"""llama.cpp in process (``llama:qwen``, ``llama:gemma``, ``llama:qwen1.5b``,
+``llama:smollm2``, ``llama:PATH.gguf``).
 
 The embedded models ship as GGUF files; this backend runs them with llama.cpp's own
 integer kernels (through ``llama-cpp-python``) instead of de-quantized float32 weights
@@ -9,7 +10,9 @@ by side and the log-probabilities' distance from transformers float32 (0.015 nat
 token on Qwen).
 
 Text goes through the same Hugging Face tokenizer and chat template as the ``embedded:``
-backend (the converted folder of the same GGUF; for another GGUF, its own metadata), so
+backend (for Qwen 0.5B and Gemma, the converted folder of the same GGUF; for the other
+embedded models and any other GGUF, the file's own metadata, so the 1.5B runs here
+without its 6 GB float32 folder), so
 a chat renders to the same text and the same token ids under both engines. Scoring
 decodes each context + continuation with logits only at the scored positions, in
 sorted order so a context shared with the previous request (and the KV cache llama.cpp
@@ -67,7 +70,8 @@ class LlamaModel(HFModel):
     """A GGUF model run by llama.cpp behind the :class:`LanguageModel` interface.
 
     Args:
-        path: ``qwen`` or ``gemma`` (the embedded GGUFs) or a ``.gguf`` file.
+        path: an embedded model's name (``qwen``, ``gemma``, ``qwen1.5b``, ``smollm2``)
+            or a ``.gguf`` file.
         threads: CPU threads for llama.cpp (default 1: run one process per core).
         max_length: the window in tokens (llama.cpp's ``n_ctx``); default the model's
             training context, at most 32,768.
@@ -100,7 +104,9 @@ class LlamaModel(HFModel):
     # -- naming --------------------------------------------------------------------
     @property
     def _embedded_name(self) -> str | None:
-        return self.path if self.path in ("qwen", "gemma") else None
+        from toolaudit.models._embedded import EMBEDDED
+
+        return self.path if self.path in EMBEDDED else None
 
     @property
     def spec(self) -> str:
@@ -115,7 +121,11 @@ class LlamaModel(HFModel):
             return embedded_gguf_path(name)
         p = Path(str(self.path)).expanduser()
         if not p.is_file():
-            raise ModelError(f"llama:{self.path}: no such GGUF file (give qwen, gemma or a .gguf)")
+            from toolaudit.models._embedded import EMBEDDED
+
+            raise ModelError(
+                f"llama:{self.path}: no such GGUF file (give {', '.join(EMBEDDED)} or a .gguf)"
+            )
         return p
 
     def _folder(self) -> str:
@@ -135,8 +145,13 @@ class LlamaModel(HFModel):
         if self._identity is None:
             gguf = self._gguf()
             self._window = self.max_length or min(self._train_context(gguf), 32768)
-            if self._embedded_name == "qwen":
+            name = self._embedded_name
+            if name == "qwen":
                 digest = _gguf_digest(gguf)
+            elif name is not None and name != "gemma":  # verified in full when located
+                from toolaudit.models._embedded import embedded_entry
+
+                digest = str(embedded_entry(name).known_digest)[:16]
             else:  # every byte of the weights: a file damaged in place is another identity
                 digest = file_sha256(gguf)[:16]
             self._identity = (
@@ -164,10 +179,14 @@ class LlamaModel(HFModel):
                 raise MissingDependencyError("llama-cpp-python", "llama") from None
             gguf = self._gguf()
             _ = self.identity
-            if self._embedded_name is not None:
+            if self._embedded_name in ("qwen", "gemma"):  # as their committed results ran
                 tok = AutoTokenizer.from_pretrained(self._folder())
             else:
+                from toolaudit.models._embedded import gguf_chat_template
+
                 tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+                if not getattr(tok, "chat_template", None):
+                    tok.chat_template = gguf_chat_template(gguf)
             with _quiet_stderr():  # llama.cpp logs its cache layout from C
                 self._llm = Llama(
                     model_path=str(gguf),

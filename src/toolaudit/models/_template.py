@@ -257,8 +257,8 @@ def _embedded(spec: str) -> ServedTokenizer:
     from toolaudit.models._embedded import cache_root, embedded_entry, embedded_gguf_path
 
     entry = embedded_entry(spec.partition(":")[2])
-    if entry.name == "qwen":
-        return _from_gguf(embedded_gguf_path("qwen"), source=spec)
+    if entry.name != "gemma":  # their GGUFs hold a BPE vocabulary and a chat template
+        return _from_gguf(embedded_gguf_path(entry.name), source=spec)
     # Gemma's GGUF holds a SentencePiece vocabulary: its converted folder carries the
     # tokenizer.json (written by `toolaudit models prepare`).
     for folder in sorted((cache_root() / "models").glob(f"{entry.stem}-*")):
