@@ -428,3 +428,103 @@ def test_report_says_when_two_judges_are_settings_of_one_model() -> None:
     assert "settings of one model (m,threads=2)" in text
     vs2 = [v.model_copy(update={"judge": "other"}) if v.judge != "m,threads=2" else v for v in vs]
     assert "settings of one model" not in " ".join(_sentences(seed_judge_audit(vs2)))
+
+
+class _SeedRecorder:
+    """A loaded judge that records each call's (payload, seed) and gives a labelled reply."""
+
+    def __init__(self, calls: list[tuple[str, int]]) -> None:
+        self.calls = calls
+
+    def generate(self, messages: list[dict[str, object]], **kw: object) -> object:
+        self.calls.append((_text(messages), int(kw["seed"])))  # type: ignore[call-overload]
+        return type("G", (), {"text": "Reason: The order was cancelled.\nVerdict: PASS",
+                              "raw": ""})()  # fmt: skip
+
+
+def test_each_call_seed_depends_on_record_view_judge_and_call(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """The defect of issue 54: the first call of every record in a view shared one seed.
+    Now two records' first calls differ, and a rerun makes the same calls with the same
+    seeds."""
+    episodes = select_records(list(load_episodes(_retail(shared_data))), 3, seed=0)
+    contexts, _ = judge_contexts(episodes, data_root=shared_data)
+    cfg = JudgeAuditConfig(judges=("a", "b"), n_repeats=2, views=("original", "reformat"))
+    runs: list[list[tuple[str, int]]] = []
+    for folder in ("one", "two"):
+        calls: list[tuple[str, int]] = []
+        (tmp_path / folder).mkdir()
+        out = run_judges(episodes, contexts, cfg, out_path=tmp_path / folder / "v.jsonl",
+                         load=lambda spec, c=calls: _SeedRecorder(c))  # fmt: skip
+        runs.append(calls)
+    assert runs[0] == runs[1]  # the same payloads with the same seeds on a rerun
+    seeds = [s for _, s in runs[0]]
+    assert len(seeds) == 2 * 3 * 2 * 2 and len(set(seeds)) == len(seeds)  # all distinct
+    firsts = {(v.record_id, v.judge): v for v in out if v.view == "original" and v.repeat == 0}
+    assert len(firsts) == 6
+    assert all(v.verdict == "pass" and v.reason == "The order was cancelled." for v in out)
+
+
+def test_judge_audit_refuses_a_folder_judged_with_the_old_seeds(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model", STEADY,
+            "--records", "2", "--repeats", "1", "--views", "original", "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    config = json.loads((out / "run_config.json").read_text())
+    assert config["call_seeds"] == "seed,judge,record,view,call"
+    assert config["prompt"] == "reason-first" and config["max_tokens"] == 128
+    del config["call_seeds"]  # as the folders judged before the fix hold it
+    (out / "run_config.json").write_text(json.dumps(config))
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "holds verdicts drawn with the old sampling seeds" in err and "\n" not in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_reason_first_prompt_asks_for_a_labelled_reason_then_the_verdict(
+    shared_data: Path,
+) -> None:
+    (ep,) = select_records(list(load_episodes(_retail(shared_data))), 1, seed=0)
+    contexts, _ = judge_contexts([ep], data_root=shared_data)
+    ctx = next(iter(contexts.values()))
+    new = seed_judge_messages(ep, ctx, "original")
+    old = seed_judge_messages(ep, ctx, "original", "verdict-first")
+    assert new[1]["content"].endswith("Reason (one sentence), then Verdict (PASS, FAIL or "
+                                      "INSUFFICIENT):")  # fmt: skip
+    assert "First line: 'Reason:'" in new[0]["content"]
+    assert old[1]["content"].endswith("then a one-sentence reason:")
+    assert new[1]["content"].rsplit("\n\n", 1)[0] == old[1]["content"].rsplit("\n\n", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict", "reason"),
+    [
+        ("Reason: The agent cancelled the wrong order.\nVerdict: FAIL", "fail",
+         "The agent cancelled the wrong order."),
+        ("**Reason:** It exchanged both items as asked.\n**Verdict:** PASS", "pass",
+         "It exchanged both items as asked."),
+        ('{"reason": "No refund was issued.", "verdict": "fail"}', "fail",
+         "No refund was issued."),
+        ("Verdict: INSUFFICIENT\nReason: the record stops before the refund.", "insufficient",
+         "the record stops before the refund."),
+        ("PASS\nThe refund was issued.", "pass", "The refund was issued."),
+        # the prompt's own option list is no verdict, nor is a reason alone
+        ("Reason: hard to say.\nVerdict: PASS, FAIL or INSUFFICIENT", "unparseable", None),
+        ("Reason: The agent did well.", "unparseable", None),
+        # a model that reconsiders: the last labelled verdict counts
+        ("Reason: It verified the user.\nVerdict: PASS\nVerdict: FAIL", "fail",
+         "It verified the user."),
+    ],
+)  # fmt: skip
+def test_parse_labelled_reply(reply: str, verdict: str, reason: str | None) -> None:
+    from toolaudit.probes._judge_protocol import has_reason, parse_labelled_reply
+
+    got = parse_labelled_reply(reply)
+    assert got[0] == verdict
+    if reason is not None:
+        assert got[1] == reason and has_reason(got[1])

@@ -37,7 +37,9 @@ def add_judge_audit(psub: Any) -> None:
         "outputs re-laid out, values kept), --repeats calls per view. The judge reads the "
         "task criteria, the domain policy, the tools and the trajectory, never the agent's "
         "identity or the native reward, and answers PASS / FAIL / INSUFFICIENT with a "
-        "one-sentence reason. Reports, per judge, verdict shares, view flips against "
+        "one-sentence reason (by default the reason first, labelled, then the verdict). "
+        "Each call's sampling seed depends on the record, the view, the judge and the call "
+        "index. Reports, per judge, verdict shares, view flips against "
         "repeat flips (task-cluster intervals), agreement with native reward and κ, and "
         "procedural objections (a keyword heuristic); between judges, disagreement on the "
         "same (record, view) with both reasons. Resumable: rerun the same command.",
@@ -69,7 +71,19 @@ def add_judge_audit(psub: Any) -> None:
     p.add_argument("--records", type=int, default=40, help="records chosen (stratified)")
     p.add_argument("--seed", type=seed, default=0, help="record choice, sampling and bootstrap")
     p.add_argument("--judge-temperature", type=float, default=0.7, help="judge sampling")
-    p.add_argument("--max-tokens", type=int, default=64, help="judge reply length")
+    p.add_argument(
+        "--prompt",
+        choices=("reason-first", "verdict-first"),
+        default="reason-first",
+        help="reason-first (default): a 'Reason:' sentence, then 'Verdict:'; verdict-first: "
+        "the verdict word on the first line, then a reason (the first committed study's)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="judge reply length (default 128 with reason-first, 64 with verdict-first)",
+    )
     add_data_root(p)
     p.add_argument("--out", type=output_dir, required=True, help="run folder (resumable)")
     p.add_argument(
@@ -97,7 +111,8 @@ def _judge_audit(args: argparse.Namespace) -> int:
             n_records=args.records,
             seed=args.seed,
             temperature=args.judge_temperature,
-            max_tokens=args.max_tokens,
+            max_tokens=args.max_tokens or (128 if args.prompt == "reason-first" else 64),
+            prompt=args.prompt,
         )
     except ConfigError as exc:
         raise exc.for_option() from None

@@ -176,6 +176,85 @@ def parse_reply(text: str) -> tuple[str, str]:
     return "unparseable", body.strip()[:300]
 
 
+# A labelled verdict anywhere in a reply ("Verdict: FAIL", "**Verdict:** pass").
+_LABELLED_VERDICT = re.compile(
+    r"\bverdict\b[\s*_`]*[:=\-][\s*_`\"']*(pass|fail|insufficient)\b", re.IGNORECASE
+)
+_REASON_LABEL = re.compile(r"\breason\b[\s*_`]*[:=\-]", re.IGNORECASE)
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
+
+
+def _json_reply(text: str) -> tuple[str, str] | None:
+    """``(verdict, reason)`` of a reply holding a JSON object with a ``verdict`` key."""
+    for m in _JSON_OBJECT.finditer(text):
+        try:
+            obj = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        low = {str(k).lower(): v for k, v in obj.items()}
+        verdict = str(low.get("verdict", "")).strip().lower()
+        if verdict in ("pass", "fail", "insufficient"):
+            return verdict, str(low.get("reason") or "").strip()[:300]
+    return None
+
+
+def parse_labelled_reply(text: str) -> tuple[str, str]:
+    """``(verdict, reason)`` of a reply to the ``reason-first`` prompt ("Reason: …" then
+    "Verdict: …").
+
+    The verdict is the last labelled one ("Verdict: FAIL") that is not the prompt's option
+    list; a JSON object with ``verdict`` (and ``reason``) keys is read as well; a reply
+    that ignores the labels but opens with a verdict word is read as :func:`parse_reply`
+    reads it. The reason is the text after "Reason:" up to the verdict label (else, the
+    text before the verdict label, or the sentence after an opening verdict word). A reply
+    with no readable verdict is ``unparseable``, its text kept as the reason.
+
+    >>> parse_labelled_reply("Reason: The agent cancelled the wrong order.\\nVerdict: FAIL")
+    ('fail', 'The agent cancelled the wrong order.')
+    >>> parse_labelled_reply('{"reason": "All items were exchanged.", "verdict": "PASS"}')
+    ('pass', 'All items were exchanged.')
+    >>> parse_labelled_reply("Verdict: PASS, FAIL or INSUFFICIENT")[0]
+    'unparseable'
+    >>> parse_labelled_reply("PASS\\nThe refund was issued.")
+    ('pass', 'The refund was issued.')
+    """
+    body = text or ""
+    found = _json_reply(body)
+    if found is not None:
+        return found
+    labelled = [m for m in _LABELLED_VERDICT.finditer(body)
+                if not _OPTION_LIST.match(body, m.start(1))]  # fmt: skip
+    if not labelled:
+        return parse_reply(body)
+    last = labelled[-1]
+    head = body[: last.start()]
+    labels = list(_REASON_LABEL.finditer(head))
+    label = labels[-1] if labels else None
+    reason = head[label.end() :] if label is not None else head
+    reason = reason[: m.start()] if (m := _LABELLED_VERDICT.search(reason)) else reason
+    if not reason.strip(_MARKUP + ":.-\n"):  # nothing before the verdict: what follows it
+        reason = body[last.end() :]
+        label = _REASON_LABEL.search(reason)
+        reason = reason[label.end() :] if label is not None else reason
+    return last.group(1).lower(), " ".join(reason.strip(_MARKUP + ":-\n").split())[:300]
+
+
+#: Words a reason must have to count as one (a bare "ok" or a repeated label is none).
+MIN_REASON_WORDS = 3
+
+
+def has_reason(reason: str | None) -> bool:
+    """Whether a verdict's reason is a usable sentence: at least :data:`MIN_REASON_WORDS`
+    words of two or more letters.
+
+    >>> has_reason("The agent never verified the user."), has_reason("ok."), has_reason(None)
+    (True, False, False)
+    """
+    return len(re.findall(r"[A-Za-z]{2,}", reason or "")) >= MIN_REASON_WORDS
+
+
 def record_id(episode: Episode) -> str:
     """A stable id: task, policy, condition and seed label for study records."""
     src = episode.source

@@ -11,8 +11,11 @@ judge reads, and asking every judge for every (record, view, repeat), resumably.
 * :func:`run_judges` appends one :class:`VerdictRecord` per call to ``verdicts.jsonl`` as
   it arrives; a rerun into the same folder continues where it stopped.
 
-A local judge gets a sampling seed per (view, repeat), so a ``repeat`` call is a fresh
-draw of the same payload, as a second API request is.
+A local judge gets a sampling seed per (judge, record, view, repeat) (:func:`call_seed`),
+so a ``repeat`` call is a fresh draw of the same payload, as a second API request is, and
+no two records share a draw. (The seed once ignored the judge and the record, so every
+record's first call in a view shared one seed; folders judged then are refused on resume,
+see :data:`CALL_SEEDS`.)
 """
 
 from __future__ import annotations
@@ -31,10 +34,16 @@ import numpy as np
 from toolaudit.errors import ConfigError, TraceFormatError, check_choice, check_min
 from toolaudit.models import check_temperature
 from toolaudit.probes._judge_audit import VerdictRecord
-from toolaudit.probes._judge_protocol import native_pass, parse_reply, record_id
+from toolaudit.probes._judge_protocol import (
+    native_pass,
+    parse_labelled_reply,
+    parse_reply,
+    record_id,
+)
 from toolaudit.probes._judge_views import (
     AUDIT_VIEWS,
     PRESENTATION_VIEWS,
+    PROMPTS,
     JudgeContext,
     criteria_text,
     seed_judge_messages,
@@ -48,6 +57,10 @@ from toolaudit.traces import Episode, load_domain, read_json_document, validate_
 logger = logging.getLogger(__name__)
 
 VERDICTS_FILE = "verdicts.jsonl"
+#: What a call's sampling seed is made of, as ``run_config.json`` records it; a folder
+#: without it was judged with the defective seeds (one per view and call index) and is
+#: not resumed.
+CALL_SEEDS = "seed,judge,record,view,call"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +73,11 @@ class JudgeAuditConfig:
     n_records: int = 40
     seed: int = 0
     temperature: float = 0.7
-    max_tokens: int = 64
+    max_tokens: int = 128
+    prompt: str = "reason-first"
 
     def __post_init__(self) -> None:
+        check_choice("prompt", self.prompt, PROMPTS)
         if not self.judges:
             raise ConfigError("judge-audit needs at least one --judge-model")
         if len(set(self.judges)) != len(self.judges):
@@ -256,10 +271,16 @@ def judge_contexts(
     return out, fallbacks
 
 
-def call_seed(base: int, view: str, repeat: int) -> int:
-    """The sampling seed of one call: distinct per (view, repeat), fixed by ``base``."""
-    digest = hashlib.sha256(f"judge-audit|{base}|{view}|{repeat}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
+def call_seed(base: int, judge: str, record: str, view: str, repeat: int) -> int:
+    """The sampling seed of one call: distinct per (judge, record, view, repeat), fixed by
+    ``base``, the same on every rerun.
+
+    >>> call_seed(0, "llama:qwen", "r1", "original", 0) != call_seed(0, "llama:qwen", "r2",
+    ...                                                              "original", 0)
+    True
+    """
+    key = f"judge-audit|{base}|{judge}|{record}|{view}|{repeat}"
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big")
 
 
 def read_verdicts(path: Path) -> list[VerdictRecord]:
@@ -348,13 +369,14 @@ def run_judges(
                     models[model_spec] = loader(model_spec)
                 rid = record_id(ep)
                 gen = models[model_spec].generate(
-                    seed_judge_messages(ep, contexts[rid], view),
+                    seed_judge_messages(ep, contexts[rid], view, config.prompt),
                     max_tokens=config.max_tokens,
                     temperature=temperature,
-                    seed=call_seed(config.seed, view, rep),
+                    seed=call_seed(config.seed, judge, rid, view, rep),
                 )
                 text = gen.text if gen.text else gen.raw
-                verdict, reason = parse_reply(text)
+                parse = parse_labelled_reply if config.prompt == "reason-first" else parse_reply
+                verdict, reason = parse(text)
                 v = VerdictRecord(
                     judge=judge, view=view, repeat=rep, record_id=rid, task_id=ep.task_id,
                     verdict=verdict,  # type: ignore[arg-type]

@@ -2,7 +2,8 @@
 
 On top of :func:`toolaudit.probes.judge_audit` (flips, agreement with native reward, κ):
 
-* per judge: verdict shares over all calls, view flips per view against the reference
+* per judge: verdict shares over all calls, the share of replies with a usable reason
+  (:func:`has_reason`: three words or more), view flips per view against the reference
   view, and **procedural objections**: among the judge's FAIL verdicts on natively
   successful records, the share whose reason the keyword heuristic
   (:func:`classify_reason`) reads as procedural, with examples;
@@ -30,6 +31,7 @@ from toolaudit.probes._judge_audit import (
     _majority,
     judge_audit,
 )
+from toolaudit.probes._judge_protocol import has_reason
 from toolaudit.probes._judge_views import AUDIT_VIEWS
 from toolaudit.probes._procedure_reasons import classify_reason
 
@@ -148,6 +150,7 @@ def seed_judge_audit(
         mine = [v for v in verdicts if v.judge == row["judge"]]
         counts: Counter[str] = Counter(v.verdict for v in mine)
         row["verdict_shares"] = {k: counts[k] / len(mine) for k in VERDICTS}
+        row["reason_share"] = float(np.mean([has_reason(v.reason) for v in mine]))
         row["view_flips_by_view"] = _per_view_flips(mine, ref, result["views"], seed)
         row["procedural_objections"] = _procedural(mine, native_threshold)
     result["between"] = _between(verdicts, [r["judge"] for r in result["judges"]], seed)

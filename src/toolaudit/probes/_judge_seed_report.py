@@ -27,7 +27,7 @@ def _rate(d: dict[str, Any] | None) -> str:
 
 def _judge_table(result: dict[str, Any]) -> Table:
     views = [v for v in result["views"] if v != result["reference_view"]]
-    header = ["judge", "calls", "pass", "fail", "insufficient", "unparseable",
+    header = ["judge", "calls", "pass", "fail", "insufficient", "unparseable", "with a reason",
               "call-to-call flips [95%]"] + [f"view {v} flips [95%]" for v in views] + [
               "agree native", "κ native", "procedural / FAIL on native pass"]  # fmt: skip
     rows = []
@@ -36,7 +36,7 @@ def _judge_table(result: dict[str, Any]) -> Table:
         p = j["procedural_objections"]
         rows.append(
             [j["judge"], j["n_calls"], fmt(s["pass"]), fmt(s["fail"]), fmt(s["insufficient"]),
-             fmt(s["unparseable"]), _rate(j["repeat_flips"])]
+             fmt(s["unparseable"]), fmt(j.get("reason_share")), _rate(j["repeat_flips"])]
             + [_rate(j["view_flips_by_view"].get(v)) for v in views]
             + [fmt(j["native_agreement"]), fmt(j["native_kappa"]),
                f"{p['procedure']}/{p['n_fail_on_native_pass']}"]

@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolaudit.errors import DataError
+from toolaudit.errors import ConfigError, DataError
 from toolaudit.probes._judge_audit import VerdictRecord
 from toolaudit.probes._judge_protocol import native_pass, record_id
 from toolaudit.probes._judge_run import (
+    CALL_SEEDS,
     VERDICTS_FILE,
     JudgeAuditConfig,
     judge_contexts,
@@ -63,8 +64,23 @@ def run_options(
         "seed": config.seed,
         "judge_temperature": config.temperature,
         "max_tokens": config.max_tokens,
+        "prompt": config.prompt,
+        "call_seeds": CALL_SEEDS,
         "data_root": str(data_root.resolve()) if data_root is not None else None,
     }
+
+
+def check_seeding(out: Path) -> None:
+    """Refuse a folder whose verdicts were drawn with the defective seeds (one per view
+    and call index, shared by every record and judge): its ``run_config.json`` has no
+    ``call_seeds`` entry. New calls would be drawn otherwise, and the two must not mix."""
+    recorded = read_run_config(out)
+    if recorded is not None and recorded.get("call_seeds") != CALL_SEEDS:
+        raise ConfigError(
+            f"{out} holds verdicts drawn with the old sampling seeds (one per view and call, "
+            "shared by every record and judge), which are not resumed: move its "
+            f"{VERDICTS_FILE} aside or use another --out (docs/probe.md, 'Judge seeding')"
+        )
 
 
 def choose_records(files: Sequence[Path], n_records: int, *, seed: int) -> list[Episode]:
@@ -114,8 +130,10 @@ def judge_audit_traces(
         raise DataError("judge-audit needs at least one trace file")
     options = run_options(files, config, data_root=data_root)
     flags = {k: "--" + k.replace("_", "-") for k in options if k != "traces"}
+    check_seeding(out)
     check_run_config(out, options, options={"traces": "TRACES", **flags})  # before the lock
     with exclusive(out):
+        check_seeding(out)
         check_run_config(out, options, options={"traces": "TRACES", **flags})
         chosen = choose_records(files, config.n_records, seed=config.seed)
         contexts, fallbacks = judge_contexts(chosen, data_root=data_root)
@@ -170,6 +188,7 @@ def _partial(
     flags = {k: "--" + k.replace("_", "-") for k in options if k != "traces"}
     if read_run_config(out) is None:
         raise DataError(f"{out}: no judge audit has started there (no run_config.json)")
+    check_seeding(out)
     check_run_config(out, options, options={"traces": "TRACES", **flags})
     chosen = choose_records(files, config.n_records, seed=config.seed)
     _, fallbacks = judge_contexts(chosen, data_root=data_root)

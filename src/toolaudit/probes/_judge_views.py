@@ -17,7 +17,8 @@ available under their own names; they remove content, so they measure another co
 
 The judge sees the task criteria (from the tau2 task where available), the domain policy,
 the tool names and the trajectory, and answers PASS / FAIL / INSUFFICIENT with a
-one-sentence reason. The payload is built from the messages, the task and the domain
+one-sentence reason: by default a labelled reason first, then the verdict
+(``reason-first``); ``verdict-first`` asks for the verdict on the first line. The payload is built from the messages, the task and the domain
 only: never from ``Episode.source`` (agent and user model names) or ``Episode.reward``.
 """
 
@@ -43,6 +44,28 @@ SEED_JUDGE_SYSTEM = (
     "FAIL or INSUFFICIENT (INSUFFICIENT when the record does not let you decide). On the "
     "second line give a one-sentence reason."
 )
+# The reason before the verdict: small instruction-tuned models asked for the verdict
+# first stop after it (issue 54: the 1.5B gave "PASS" and no reason), while a labelled
+# reason first gave a reason and a verdict in 4 of 4 trial calls.
+REASON_FIRST_SYSTEM = (
+    "You are grading one recorded conversation between a customer-service AI agent and a "
+    "user. Using the task criteria, the domain policy and the tools, decide whether the "
+    "agent accomplished the task. Reply in exactly two lines. First line: 'Reason:' and "
+    "one sentence saying what the agent did or failed to do that decides it. Second line: "
+    "'Verdict:' and one word, PASS, FAIL or INSUFFICIENT (INSUFFICIENT when the record "
+    "does not let you decide)."
+)
+#: The judge prompts: ``reason-first`` (the default: a labelled reason, then the verdict)
+#: and ``verdict-first`` (the verdict word on the first line, then a reason: the prompt of
+#: the first committed study, results/judge-audit).
+PROMPTS: tuple[str, ...] = ("reason-first", "verdict-first")
+_PROMPT_TEXT = {
+    "reason-first": (REASON_FIRST_SYSTEM,
+                     "Reason (one sentence), then Verdict (PASS, FAIL or INSUFFICIENT):"),
+    "verdict-first": (SEED_JUDGE_SYSTEM,
+                      "Verdict (PASS, FAIL or INSUFFICIENT) on the first line, then a "
+                      "one-sentence reason:"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +179,12 @@ def render_trajectory(episode: Episode) -> str:
     return "\n".join(lines) if lines else "(empty trajectory)"
 
 
-def seed_judge_messages(episode: Episode, context: JudgeContext, view: str) -> list[dict[str, Any]]:
-    """The chat payload for one (record, view): identical bytes on every repeat, and
-    ``repeat`` identical to ``original``."""
+def seed_judge_messages(
+    episode: Episode, context: JudgeContext, view: str, prompt: str = "reason-first"
+) -> list[dict[str, Any]]:
+    """The chat payload for one (record, view) under one of :data:`PROMPTS`: identical
+    bytes on every repeat, and ``repeat`` identical to ``original``."""
+    system, ask = _PROMPT_TEXT[prompt]
     shown, ctx = present(episode, context, view)
     if view in CONTENT_VIEWS:
         record = render_record(shown, view)
@@ -172,7 +198,6 @@ def seed_judge_messages(episode: Episode, context: JudgeContext, view: str) -> l
         f"## Domain policy\n{ctx.policy or '(no policy available)'}\n\n"
         f"## Task criteria\n{ctx.criteria or '(no criteria recorded)'}\n\n"
         f"## Tools\n{tools}\n\n"
-        f"## Trajectory{note}\n{record}\n\n"
-        "Verdict (PASS, FAIL or INSUFFICIENT) on the first line, then a one-sentence reason:"
+        f"## Trajectory{note}\n{record}\n\n{ask}"
     )
-    return [{"role": "system", "content": SEED_JUDGE_SYSTEM}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
