@@ -12,6 +12,11 @@
 # (retail: the shared domain folder; airline: the policy inspect_evals 0.26.0 ships, as
 # the shared data has no airline domain folder: a recorded stand-in), the task criteria,
 # the tools and the trajectory; never the agent or the native reward.
+# The seeding fix (issue 54): the sampled judge's calls were first drawn with one seed per
+# (view, call index), shared by every record; they are kept with their analysis in
+# seeding-defect/, and the sampled judge was judged again with a seed per (record, view,
+# judge, call). The greedy judge's 480 verdicts do not depend on the seed and are kept.
+# The prompt is the one this study was first run with (--prompt verdict-first).
 # Resumable: rerun this script from the repository root; it continues from verdicts.jsonl.
 # Arguments are passed on: `bash command.sh --partial` analyses the whole records so far
 # into partial/ without asking a judge (results/render.sh does it).
@@ -24,4 +29,5 @@ SIMS=../shared/data/tau2/simulations
   "$SIMS/airline__gpt-4.1__user-gpt-4.1__test20x1.json" \
   "$SIMS/airline__qwen2.5-7b__user-gpt-4.1__50x1.json" \
   --judge-model llama:qwen,threads=2 --judge-model llama:qwen,threads=2,temperature=0 \
+  --prompt verdict-first --max-tokens 64 \
   --records 40 --repeats 3 --seed 0 --out results/judge-audit "$@"
