@@ -507,10 +507,33 @@ def test_a_task_file_edited_between_runs_is_refused_on_resume(
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
 
+def test_a_missing_run_config_gets_its_own_message(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "--seeds=1 vs --seeds=null" (an option the user never gave): the folder's
+    options are unknown, and it says so."""
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--policies", "inert", "--conditions", "original", "--task-ids", "paris",
+            "--no-analyze", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    (out / "run_config.json").unlink()
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "holds records.jsonl but no run_config.json" in err and "--seeds" not in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
 @pytest.mark.parametrize(
     ("option", "value", "message"),
-    [("--policies", "inert,inert", "given twice"), ("--task-ids", ",", "no sample id")],
-)
+    [("--policies", "inert,inert", "given twice"), ("--task-ids", ",", "no sample id"),
+     ("--seeds", "2", "--seeds applies to the ResearchOps suite; with --harness inspect use "
+      "--epochs"),
+     ("--max-steps", "5", "--max-steps applies to the ResearchOps suite; with --harness "
+      "inspect use --max-turns")],
+)  # fmt: skip
 def test_bad_options_are_refused_before_the_folder_is_touched(
     task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     option: str, value: str, message: str,
@@ -522,4 +545,26 @@ def test_bad_options_are_refused_before_the_folder_is_touched(
         argv += ["--policies", "inert"]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flag", ["--model", "--user-model"])
+def test_a_model_server_that_does_not_answer_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """A dead URL used to hang the study with no output (issue 57); now it is refused
+    before the folder exists (a TCP connect with a 5 s limit)."""
+    out = tmp_path / "study"
+    dead = "openai:x@http://127.0.0.1:9"
+    argv = ["probe", "run", "--harness", "inspect", "--task", "inspect_evals/tau2_retail",
+            "--policies", "llm", "--limit", "1", "--model", dead, "--out", str(out)]  # fmt: skip
+    if flag == "--user-model":
+        argv[argv.index("--model") + 1] = "py:tests.probes._tau2_agents:finder"
+        argv += ["--user-model", dead]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "toolaudit: error: openai:x@http://127.0.0.1:9: no server answers at 127.0.0.1:9 "
+        "(connection refused); start it or correct the URL"
+    )
     assert not out.exists()

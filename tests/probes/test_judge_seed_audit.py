@@ -528,3 +528,16 @@ def test_parse_labelled_reply(reply: str, verdict: str, reason: str | None) -> N
     assert got[0] == verdict
     if reason is not None:
         assert got[1] == reason and has_reason(got[1])
+
+
+def test_a_mistyped_second_judge_leaves_the_folder_as_it_was(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ja"
+    args = ["-q", "probe", "judge-audit", str(_retail(shared_data)), "--judge-model", STEADY,
+            "--judge-model", "llama:qwenn", "--records", "2", "--repeats", "1", "--views",
+            "original", "--out", str(out)]  # fmt: skip
+    _seed_judges.SEEN.clear()
+    assert main(args) == 2
+    assert "llama:qwenn: no such GGUF file" in capsys.readouterr().err
+    assert _seed_judges.SEEN == [] and not out.exists()

@@ -221,7 +221,13 @@ def test_config_refuses_bad_options_before_anything_is_written(tmp_path: Path, c
     assert main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--task",
                  "x.py@y", "--out", str(tmp_path / "c")]) == 2  # fmt: skip
     assert "--task" in capsys.readouterr().err
-    for name in ("a", "b", "c"):
+    # a user simulator behind a server that does not answer: one line, nothing written
+    assert main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--policies",
+                 "llm", "--model", "py:tests.probes._tau2_agents:finder", "--user-model",
+                 "openai:x@http://127.0.0.1:9", "--out", str(tmp_path / "d")]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert "no server answers at 127.0.0.1:9" in err and "\n" not in err
+    for name in ("a", "b", "c", "d"):
         assert not (tmp_path / name).exists()
 
 

@@ -123,7 +123,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out", type=output_dir, required=True, help="study folder (records.jsonl, probe.json)"
     )
-    p.add_argument("--seeds", type=int, default=3, help="seed labels per task, policy, condition")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help="the ResearchOps suite: seed labels "
+        "per task, policy, condition (default 3; harnesses have --epochs)",
+    )
     p.add_argument("--seed", type=seed, default=0, help="base seed (task instances, bootstrap)")
     p.add_argument(
         "--policies",
@@ -156,7 +162,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "task's own unless given, and a given value overrides it for agent and user; "
         "--harness tau2: tau2's 0.0 unless given, for agent and user)",
     )
-    p.add_argument("--max-steps", type=int, default=10, help="generations per llm run at most")
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="the ResearchOps suite: "
+        "generations per llm run at most (default 10; harnesses have --max-turns)",
+    )
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.add_argument("--no-analyze", action="store_true", help="only run; skip probe.json")
     _analysis_options(p)
@@ -473,6 +485,13 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out}: exists and is not a folder")
+    if args.harness in ("inspect", "tau2"):
+        for flag, instead in (("seeds", "--epochs"), ("max_steps", "--max-turns")):
+            if getattr(args, flag) is not None:
+                raise ConfigError(
+                    f"--{flag.replace('_', '-')} applies to the ResearchOps suite; with "
+                    f"--harness {args.harness} use {instead}"
+                )
     if args.harness == "inspect":
         _refuse(args, "inspect", _TAU2_ONLY)
         return _run_harness(args, _harness_config(args))
@@ -498,7 +517,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = ProbeStudyConfig(
             suite=args.suite,
-            n_seeds=args.seeds,
+            n_seeds=3 if args.seeds is None else args.seeds,
             seed=args.seed,
             n_jobs=args.n_jobs,
             tasks=args.tasks,
@@ -506,7 +525,7 @@ def _run(args: argparse.Namespace) -> int:
             conditions=conditions,
             model=args.model,
             temperature=args.temperature,
-            max_steps=args.max_steps,
+            max_steps=10 if args.max_steps is None else args.max_steps,
             margin=args.margin,
             n_boot=args.n_boot,
             judge=_judge_config(args),

@@ -35,6 +35,7 @@ from toolaudit.models._embedded import (
 from toolaudit.models._messages import check_messages
 from toolaudit.models._registry import (
     ModelSpec,
+    check_model,
     load_model,
     parse_spec,
     split_options,
@@ -71,6 +72,7 @@ __all__ = [
     "SklearnModel",
     "call_reply_probabilities",
     "check_messages",
+    "check_model",
     "compare_models",
     "embedded_gguf_path",
     "embedded_model_dir",

@@ -213,6 +213,36 @@ class OpenAIModel(NoChat):
     def __repr__(self) -> str:
         return f"OpenAIModel({self.identity!r})"
 
+    def check_reachable(self, timeout: float = 5.0) -> None:
+        """Refuse, in one line and within ``timeout`` seconds, a server nothing answers
+        at (a TCP connection to the URL's host and port; no request is sent, so no key is
+        needed). Long studies call it before they write anything, so a dead URL is not
+        found by a run that hangs on its first request."""
+        import socket
+        from urllib.parse import urlsplit
+
+        if self.base_url is None:
+            return
+        try:
+            parts = urlsplit(self.base_url)
+            host = parts.hostname or ""
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError as exc:
+            raise ModelError(f"openai:{self.model}@{self.base_url}: not a URL ({exc})") from None
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as exc:
+            why = (
+                f"no answer within {timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else (exc.strerror or str(exc)).lower()
+            )
+            raise ModelError(
+                f"openai:{self.model}@{self.base_url}: no server answers at {host}:{port} "
+                f"({why}); start it or correct the URL"
+            ) from None
+
     @property
     def identity(self) -> str:
         """``openai:MODEL@URL`` (``:chat`` appended for the chat endpoint, ``[tokens=DIGEST]``

@@ -150,3 +150,18 @@ def load_model(
 
         return CachedModel(model, cache)
     return model
+
+
+def check_model(model: Any) -> None:
+    """Fail now, in one line, on what a model would fail on at its first call: a local
+    model's missing file (its identity resolves the weights' path) or a server that does
+    not answer (``check_reachable``). Studies call it on every spec before they write
+    anything; nothing heavy loads."""
+    from toolaudit.models._cache import CachedModel
+
+    inner = model.model if isinstance(model, CachedModel) else model
+    checker = getattr(inner, "check_reachable", None)
+    if callable(checker):
+        checker()
+        return
+    _ = getattr(inner, "identity", None)

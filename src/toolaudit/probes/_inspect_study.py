@@ -236,11 +236,12 @@ def run_harness_records(
     harness = config.harness(study)
     specs = harness_specs(config, harness)  # a bad sample id writes nothing
     if config.model is not None:
-        from toolaudit.models import load_model
+        from toolaudit.models import check_model, load_model
 
-        for spec in {config.model, config.user_model or config.model}:
-            if not spec.startswith("openai:"):
-                load_model(spec)  # a malformed spec fails here, before the folder is touched
+        for spec in dict.fromkeys([config.model, config.user_model or config.model]):
+            # a malformed spec, a missing file or a server that does not answer fails
+            # here, in one line, before the folder is touched
+            check_model(load_model(spec))
     # run_config.json is written with the first record: a failed start locks nothing
     return run_study(
         study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,

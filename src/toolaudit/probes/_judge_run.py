@@ -344,8 +344,8 @@ def run_judges(
     as it arrives and reused on a rerun. ``load`` builds a model from its spec
     (``toolaudit.models.load_model`` by default); a judge is loaded only when it has
     calls left to make, and judges that differ only in ``,temperature=T`` share one model.
-    ``on_loaded`` is called once the first judge has loaded (at once when nothing is left
-    to do), so a run that fails on a mistyped spec records nothing."""
+    ``on_loaded`` is called once every judge has loaded (at once when nothing is left to
+    do), so a run that fails on a mistyped spec, first or not, records nothing."""
     done = _done(out_path)
     jobs = _call_order(config, episodes)
     todo = [t for t in jobs if (t[0], t[2], t[3], record_id(t[1])) not in done]
@@ -355,18 +355,20 @@ def run_judges(
     if not todo:
         ready()
     else:
-        from toolaudit.models import load_model
+        from toolaudit.models import check_model, load_model
 
         loader = load or load_model
         settings = {j: judge_setting(j, config.temperature) for j in config.judges}
-        first = settings[todo[0][0]][0]
-        models: dict[str, Any] = {first: loader(first)}
+        # Every judge with calls left is loaded before anything is written, so a mistyped
+        # second spec records nothing (each model stays loaded and keeps its cache).
+        needed = dict.fromkeys(settings[t[0]][0] for t in todo)
+        models: dict[str, Any] = {spec: loader(spec) for spec in needed}
+        for model in models.values():
+            check_model(model)
         ready()
         with out_path.open("a", encoding="utf-8") as fh:
             for i, (judge, ep, view, rep) in enumerate(todo, start=1):
                 model_spec, temperature = settings[judge]
-                if model_spec not in models:  # every model stays loaded (keeps its cache)
-                    models[model_spec] = loader(model_spec)
                 rid = record_id(ep)
                 gen = models[model_spec].generate(
                     seed_judge_messages(ep, contexts[rid], view, config.prompt),

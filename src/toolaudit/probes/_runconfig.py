@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit import runs
-from toolaudit.errors import TraceFormatError
+from toolaudit.errors import ConfigError, TraceFormatError
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +100,12 @@ def check_run_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
     if recorded is None:
         if not (out / "records.jsonl").is_file():
             return
+        if "n_seeds" not in config:  # a harness study: its folders always had run_config.json
+            raise ConfigError(
+                f"{out} holds records.jsonl but no run_config.json, so the options its runs "
+                "were made with are unknown and they are not resumed: restore "
+                "run_config.json, or use another --out"
+            )
         recorded = _from_records(out / "records.jsonl")
         options = {k: v for k, v in OPTION_NAMES.items() if k in recorded}
     runs.check_run_config(out, config, recorded=recorded, options=options)

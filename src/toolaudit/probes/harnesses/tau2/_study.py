@@ -254,11 +254,12 @@ def run_tau2_records(
     harness = config.harness(study)
     specs = tau2_specs(config, harness)
     if config.model is not None:
-        from toolaudit.models import load_model
+        from toolaudit.models import check_model, load_model
 
         for spec in dict.fromkeys((config.model, config.user_model or config.model)):
-            if not spec.startswith("openai:"):
-                load_model(spec)  # a malformed spec fails here, before the folder is touched
+            # a malformed spec, a missing file or a server that does not answer fails
+            # here, in one line, before the folder is touched
+            check_model(load_model(spec))
     if config.agent is not None:
         from toolaudit.probes.harnesses.tau2._harness import registered_agent
 
