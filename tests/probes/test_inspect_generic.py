@@ -568,3 +568,44 @@ def test_a_model_server_that_does_not_answer_is_refused_in_one_line(
         "(connection refused); start it or correct the URL"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        ('"x", "x"', "samples 'x' and 'x' have the same id"),
+        ('1, "1"', "samples 1 and '1' have the same id"),
+        ('"a/b", "a_b"', "samples 'a/b' and 'a_b' have the same log file name"),
+    ],
+)
+def test_colliding_sample_ids_are_refused_before_the_folder_is_touched(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], ids: str, message: str
+) -> None:
+    first, second = (x.strip() for x in ids.split(","))
+    task = tmp_path / "tasks.py"
+    task.write_text(task_file.read_text(encoding="utf-8").replace(
+        'Sample(id="paris"', f"Sample(id={first}").replace('Sample(id="oslo"', f"Sample(id={second}"),
+        encoding="utf-8")  # fmt: skip
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+            "--policies", "inert", "--conditions", "original", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "give every sample its own id" in err
+    assert not out.exists()
+
+
+def test_a_long_sample_id_runs_with_a_hashed_log_name(task_file: Path, tmp_path: Path) -> None:
+    long_id = "paris-" + "x" * 294
+    task = tmp_path / "tasks.py"
+    task.write_text(task_file.read_text(encoding="utf-8").replace(
+        'Sample(id="paris"', f'Sample(id="{long_id}"'), encoding="utf-8")  # fmt: skip
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather", "--policies",
+            "inert", "--conditions", "original", "--task-ids", long_id, "--no-analyze",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    (record,) = _records(out)
+    assert record["task_id"].endswith(long_id)
+    logs = [p.name for p in (out / "logs").rglob("*.eval")]
+    assert len(logs) == 1 and len(logs[0]) < 120

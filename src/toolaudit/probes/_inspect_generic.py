@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import ConfigError
-from toolaudit.probes._inspect_records import ToolMutation, tool_mutation
+from toolaudit.probes._inspect_records import ToolMutation, log_stem, tool_mutation
 from toolaudit.probes._inspect_tools import shown_tools
 
 #: policies a generic task runs (the scripted careful/overfit need tau2's reference actions)
@@ -254,9 +254,19 @@ class GenericDomain:
         id gets Inspect's own: its 1-based position)."""
         if self._samples is None:
             out: dict[str, Any] = {}
+            stems: dict[str, str] = {}
             for i, s in enumerate(self.loaded().dataset):
                 sid = s.id if s.id is not None else i + 1
-                out[str(sid)] = s if s.id is not None else s.model_copy(update={"id": sid})
+                key, stem = str(sid), log_stem(str(sid))
+                if key in out or stem in stems:
+                    other = out[key].id if key in out else stems[stem]
+                    why = "the same id" if key in out else "the same log file name"
+                    raise ConfigError(
+                        f"task {self.task!r}: samples {other!r} and {sid!r} have {why} "
+                        f"(sample {i + 1} of its dataset); give every sample its own id"
+                    )
+                out[key] = s if s.id is not None else s.model_copy(update={"id": sid})
+                stems[stem] = key
             self._samples = out
         return self._samples
 

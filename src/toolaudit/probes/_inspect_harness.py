@@ -34,6 +34,7 @@ from toolaudit.probes._inspect_records import (
     NOT_A_TOOL,
     UNPARSED,
     ToolMutation,
+    log_stem,
     tool_mutation,
     unformat_text,
 )
@@ -366,7 +367,7 @@ class InspectHarness:
             time_limit=self.time_limit,
         )
         seconds = time.perf_counter() - start
-        target = folder / f"{_safe(spec.sample_id)}_e{spec.seed_label}.eval"
+        target = folder / f"{log_stem(spec.sample_id)}_e{spec.seed_label}.eval"
         os.replace(logs[0].location, target)
         log = read_eval_log(str(target))
         if not log.samples:
@@ -490,10 +491,6 @@ def generic_policy_error(policy: str) -> ConfigError:
         f"policy {policy!r} needs the reference actions only tau2 tasks have; a generic "
         "Inspect task runs 'llm' (with --model) and 'inert'"
     )
-
-
-def _safe(sample_id: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in sample_id)
 
 
 def inspect_model(spec: str, *, role: str, seed: int, temperature: float | None,
