@@ -513,6 +513,8 @@ def test_reason_first_prompt_asks_for_a_labelled_reason_then_the_verdict(
         ("Verdict: INSUFFICIENT\nReason: the record stops before the refund.", "insufficient",
          "the record stops before the refund."),
         ("PASS\nThe refund was issued.", "pass", "The refund was issued."),
+        ("Reason: The agent did not cancel the order. Therefore, the Verdict is INSUFFICIENT.",
+         "insufficient", "The agent did not cancel the order."),
         # the prompt's own option list is no verdict, nor is a reason alone
         ("Reason: hard to say.\nVerdict: PASS, FAIL or INSUFFICIENT", "unparseable", None),
         ("Reason: The agent did well.", "unparseable", None),

@@ -178,7 +178,9 @@ def parse_reply(text: str) -> tuple[str, str]:
 
 # A labelled verdict anywhere in a reply ("Verdict: FAIL", "**Verdict:** pass").
 _LABELLED_VERDICT = re.compile(
-    r"\bverdict\b[\s*_`]*[:=\-][\s*_`\"']*(pass|fail|insufficient)\b", re.IGNORECASE
+    r"\bverdict\b[\s*_`]*(?:[:=\-]|\bis\b|\bwould be\b)[\s*_`\"']*"
+    r"(pass|fail|insufficient)\b",
+    re.IGNORECASE,
 )
 _REASON_LABEL = re.compile(r"\breason\b[\s*_`]*[:=\-]", re.IGNORECASE)
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
@@ -204,8 +206,8 @@ def parse_labelled_reply(text: str) -> tuple[str, str]:
     """``(verdict, reason)`` of a reply to the ``reason-first`` prompt ("Reason: …" then
     "Verdict: …").
 
-    The verdict is the last labelled one ("Verdict: FAIL") that is not the prompt's option
-    list; a JSON object with ``verdict`` (and ``reason``) keys is read as well; a reply
+    The verdict is the last labelled one ("Verdict: FAIL", or "the verdict is FAIL") that
+    is not the prompt's option list; a JSON object with ``verdict`` (and ``reason``) keys is read as well; a reply
     that ignores the labels but opens with a verdict word is read as :func:`parse_reply`
     reads it. The reason is the text after "Reason:" up to the verdict label (else, the
     text before the verdict label, or the sentence after an opening verdict word). A reply
@@ -238,7 +240,11 @@ def parse_labelled_reply(text: str) -> tuple[str, str]:
         reason = body[last.end() :]
         label = _REASON_LABEL.search(reason)
         reason = reason[label.end() :] if label is not None else reason
-    return last.group(1).lower(), " ".join(reason.strip(_MARKUP + ":-\n").split())[:300]
+    reason = " ".join(reason.strip(_MARKUP + ":-\n").split())
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", reason)]
+    if ends and ends[-1] < len(reason):  # drop a clause cut off by the verdict
+        reason = reason[: ends[-1]]
+    return last.group(1).lower(), reason[:300]
 
 
 #: Words a reason must have to count as one (a bare "ok" or a repeated label is none).

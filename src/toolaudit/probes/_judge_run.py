@@ -57,6 +57,9 @@ from toolaudit.traces import Episode, load_domain, read_json_document, validate_
 logger = logging.getLogger(__name__)
 
 VERDICTS_FILE = "verdicts.jsonl"
+#: Characters of each reply kept in its verdict record: the whole reply of up to 128
+#: tokens, so a reply can be read again by a later parser.
+REPLY_CHARS = 2000
 #: What a call's sampling seed is made of, as ``run_config.json`` records it; a folder
 #: without it was judged with the defective seeds (one per view and call index) and is
 #: not resumed.
@@ -382,7 +385,7 @@ def run_judges(
                 v = VerdictRecord(
                     judge=judge, view=view, repeat=rep, record_id=rid, task_id=ep.task_id,
                     verdict=verdict,  # type: ignore[arg-type]
-                    native_reward=native_pass(ep), reason=reason, reply=text[:400],
+                    native_reward=native_pass(ep), reason=reason, reply=text[:REPLY_CHARS],
                 )  # fmt: skip
                 done[(judge, view, rep, rid)] = v
                 fh.write(v.model_dump_json() + "\n")
