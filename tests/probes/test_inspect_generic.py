@@ -609,3 +609,48 @@ def test_a_long_sample_id_runs_with_a_hashed_log_name(task_file: Path, tmp_path:
     assert record["task_id"].endswith(long_id)
     logs = [p.name for p in (out / "logs").rglob("*.eval")]
     assert len(logs) == 1 and len(logs[0]) < 120
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("def f(:\n    pass\n", "tasks.py, line 1: SyntaxError: invalid syntax"),
+        ("import json\nimport no_such_module_xyz\n",
+         "tasks.py, line 2: ModuleNotFoundError: No module named 'no_such_module_xyz'"),
+        ("import sys\nsys.exit(0)\n", "tasks.py, line 2: calls sys.exit(0) when imported"),
+    ],
+)  # fmt: skip
+def test_a_task_file_that_cannot_import_names_its_file_line_and_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, message: str
+) -> None:
+    """Inspect reports each of these as "Task named 'weather' not found"."""
+    task = tmp_path / "tasks.py"
+    task.write_text(source, encoding="utf-8")
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+            "--policies", "inert", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(message) and "\n" not in err and "not found" not in err
+    assert not out.exists()
+
+
+def test_sys_exit_in_user_code_is_one_line_naming_the_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    shared_data: Path,
+) -> None:  # fmt: skip
+    """A judge (or agent) that calls sys.exit(0) made toolaudit exit 0 with no output."""
+    (tmp_path / "quitter.py").write_text(
+        "import sys\n\ndef judge(prompts):\n    return ['PASS']\n\n"
+        "def _chat(messages, tools=None):\n    sys.exit(0)\n\njudge.chat = _chat\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sims = shared_data / "tau2" / "simulations" / "retail__gpt-4.1__user-gpt-4.1__test40x1.json"
+    argv = ["probe", "judge-audit", str(sims), "--judge-model", "py:quitter:judge",
+            "--records", "1", "--repeats", "1", "--views", "original",
+            "--out", str(tmp_path / "ja")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("toolaudit: error: module quitter (") and "line 7) called " in err
+    assert "sys.exit(0); the command stopped there" in err

@@ -385,7 +385,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_BAD_INPUT
-        return int(args.func(args) or 0)
+        try:
+            return int(args.func(args) or 0)
+        except SystemExit as exc:  # toolaudit's commands return; this is user code's exit
+            print(f"toolaudit: error: {_user_exit(exc)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     except ToolAuditError as exc:
         print(f"toolaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -419,6 +423,23 @@ def _drop_stdout() -> None:
         os.close(null)
     except (OSError, ValueError):  # stdout is no real file (a test's capture)
         pass
+
+
+def _user_exit(exc: SystemExit) -> str:
+    """One line for a ``sys.exit`` raised by user code a command ran (a ``py:`` agent or
+    judge, an Inspect task file): where it was called, and that the command stopped."""
+    tb = exc.__traceback__
+    where = "user code"
+    while tb is not None:
+        frame = tb.tb_frame
+        module = str(frame.f_globals.get("__name__", "?"))
+        if not module.startswith(("toolaudit", "inspect_ai", "tau2", "asyncio", "concurrent")):
+            where = f"module {module} ({frame.f_code.co_filename}, line {tb.tb_lineno})"
+        tb = tb.tb_next
+    return (
+        f"{where} called sys.exit({exc.code!r}); the command stopped there (results "
+        "written before it are kept and a rerun resumes)"
+    )
 
 
 def _one_line(exc: BaseException) -> str:

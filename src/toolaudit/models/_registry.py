@@ -152,16 +152,21 @@ def load_model(
     return model
 
 
-def check_model(model: Any) -> None:
+def check_model(model: Any, *, generates: bool = False) -> None:
     """Fail now, in one line, on what a model would fail on at its first call: a local
-    model's missing file (its identity resolves the weights' path) or a server that does
-    not answer (``check_reachable``). Studies call it on every spec before they write
-    anything; nothing heavy loads."""
+    model's missing file (its identity resolves the weights' path), a server that does
+    not answer (``check_reachable``), and with ``generates`` a model that cannot reply to
+    a chat (a ``py:`` function without a ``chat`` attribute: its own message). Studies
+    call it on every spec before they write anything; nothing heavy loads."""
     from toolaudit.models._cache import CachedModel
 
     inner = model.model if isinstance(model, CachedModel) else model
     checker = getattr(inner, "check_reachable", None)
     if callable(checker):
         checker()
-        return
-    _ = getattr(inner, "identity", None)
+    else:
+        _ = getattr(inner, "identity", None)
+    caps = getattr(inner, "capabilities", None)
+    if generates and isinstance(caps, frozenset) and "generate" not in caps:
+        # the backend raises its own one-line refusal before it runs anything
+        inner.generate([{"role": "user", "content": "?"}], max_tokens=1)

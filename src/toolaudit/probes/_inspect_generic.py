@@ -63,9 +63,14 @@ def load_task(task: str) -> Any:
     problem = generic_task_problem(task)
     if problem is not None:
         raise ConfigError(f"--task {task!r}: {problem}")
+    file = _spec_file(task)
+    if file is not None:
+        _check_source(task, file)
     try:
         tasks = load_tasks([task])
     except Exception as exc:  # any failure of the task's own code: one line naming it
+        if file is not None:
+            _check_import(task, file)  # Inspect says "not found" for a file that raised
         first = (str(exc).strip().splitlines() or [""])[0]
         raise ConfigError(
             f"--task {task!r}: Inspect cannot load it ({type(exc).__name__}: {first})"
@@ -76,6 +81,45 @@ def load_task(task: str) -> Any:
             f"--task {task!r}: names {len(tasks)} tasks ({names}); give one as FILE.py@NAME"
         )
     return tasks[0]
+
+
+def _check_source(task: str, file: Path) -> None:
+    """A task file that is not Python is refused naming its file, line and error (Inspect
+    reports it as a task it cannot find)."""
+    try:
+        compile(file.read_bytes(), str(file), "exec")
+    except SyntaxError as exc:
+        raise ConfigError(
+            f"--task {task!r}: {file}, line {exc.lineno}: {type(exc).__name__}: {exc.msg}"
+        ) from None
+    except (OSError, ValueError) as exc:  # unreadable, or a NUL byte
+        raise ConfigError(f"--task {task!r}: {file}: cannot read it as Python ({exc})") from None
+
+
+def _check_import(task: str, file: Path) -> None:
+    """Import the task file once more, alone, to name what its own code raised (file,
+    line, error); Inspect's loader reports such a file as a task it cannot find. Nothing
+    is raised here when the file imports."""
+    import importlib.util
+    import sys
+    import traceback
+
+    path = file.resolve()
+    spec = importlib.util.spec_from_file_location(f"_toolaudit_check_{file.stem}", path)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+        line = f", line {frames[-1].lineno}" if frames else ""
+        what = (f"calls sys.exit({exc.code!r}) when imported" if isinstance(exc, SystemExit)
+                else f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")  # fmt: skip
+        raise ConfigError(f"--task {task!r}: {file}{line}: {what}") from None
+    finally:
+        sys.path.remove(str(path.parent))
 
 
 class GenerateRecorder:

@@ -241,7 +241,7 @@ def run_harness_records(
         for spec in dict.fromkeys([config.model, config.user_model or config.model]):
             # a malformed spec, a missing file or a server that does not answer fails
             # here, in one line, before the folder is touched
-            check_model(load_model(spec))
+            check_model(load_model(spec), generates=True)
     # run_config.json is written with the first record: a failed start locks nothing
     return run_study(
         study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,

@@ -367,7 +367,7 @@ def run_judges(
         needed = dict.fromkeys(settings[t[0]][0] for t in todo)
         models: dict[str, Any] = {spec: loader(spec) for spec in needed}
         for model in models.values():
-            check_model(model)
+            check_model(model, generates=True)
         ready()
         with out_path.open("a", encoding="utf-8") as fh:
             for i, (judge, ep, view, rep) in enumerate(todo, start=1):

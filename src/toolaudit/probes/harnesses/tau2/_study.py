@@ -259,7 +259,7 @@ def run_tau2_records(
         for spec in dict.fromkeys((config.model, config.user_model or config.model)):
             # a malformed spec, a missing file or a server that does not answer fails
             # here, in one line, before the folder is touched
-            check_model(load_model(spec))
+            check_model(load_model(spec), generates=True)
     if config.agent is not None:
         from toolaudit.probes.harnesses.tau2._harness import registered_agent
 
