@@ -654,3 +654,30 @@ def test_sys_exit_in_user_code_is_one_line_naming_the_module(
     err = capsys.readouterr().err.strip()
     assert err.startswith("toolaudit: error: module quitter (") and "line 7) called " in err
     assert "sys.exit(0); the command stopped there" in err
+
+
+@pytest.mark.parametrize(
+    ("returned", "problem"),
+    [("None", "no scorer gave a score"),
+     ("Score(value={'a': 1, 'b': 0})", "scorer 'answer' returned a dict of 2, not one number")],
+)  # fmt: skip
+def test_a_scorer_without_a_number_is_unscorable_not_a_fail(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], returned: str,
+    problem: str,
+) -> None:  # fmt: skip
+    """A scorer that returns None or a dict was reported as 'passes no task'."""
+    task = tmp_path / "tasks.py"
+    task.write_text(task_file.read_text(encoding="utf-8").replace(
+        "return Score(value=CORRECT if target.text in state.output.completion else INCORRECT)",
+        f"return {returned}"), encoding="utf-8")  # fmt: skip
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather", "--policies",
+            "inert", "--conditions", "original", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "2 runs errored or could not be scored" in captured.err
+    records = _records(out)
+    assert [r["reward"] for r in records] == [None, None]
+    assert {r["source"]["native_unscorable"] for r in records} == {problem}
+    result = json.loads((out / "probe.json").read_text())
+    assert result["noop_baseline"]["n_not_scored"] == 2  # ran, and none could be scored

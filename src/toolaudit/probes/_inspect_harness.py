@@ -210,6 +210,24 @@ def map_back_sample(
     return EvalSample.model_validate(data)
 
 
+def score_problem(sample: Any) -> str | None:
+    """Why a finished sample has no score, in one line (None when it has one): no scorer
+    ran, or the first scorer's value is not one number (None, a dict, a list)."""
+    scores = list((sample.scores or {}).items())
+    if not scores:
+        return "no scorer gave a score"
+    name, score = scores[0]
+    value = score.value
+    if isinstance(value, str | int | float | bool):
+        return None
+    shown = (
+        f"a {type(value).__name__} of {len(value)}"
+        if isinstance(value, dict | list)
+        else repr(value)
+    )
+    return f"scorer {name!r} returned {shown}, not one number"
+
+
 def first_score(sample: Any) -> float | None:
     """The first scorer's value as a number (Inspect's own conversion)."""
     from inspect_ai.scorer import value_to_float
@@ -465,6 +483,9 @@ class InspectHarness:
                 "usage_by_model": model_usage,
             },
         }
+        problem = score_problem(sample) if sample.error is None else None
+        if problem is not None:  # kept only when there is one: other records are unchanged
+            source["native_unscorable"] = problem
         logger.info("%s %s %s e%d: reward %s, rescored %s, %.1f s", spec.policy,
                     spec.condition, spec.sample_id, spec.seed_label, reward, rescored, seconds)  # fmt: skip
         return Episode(
