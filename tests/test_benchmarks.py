@@ -155,6 +155,16 @@ def test_engine_speed_smoke_engines_agree(shared_data):
     assert number(last, "max_mean_diff") <= 0.1  # quantized weights: 0.0146 measured
 
 
+@pytest.mark.llama
+def test_embedded_speed_smoke_times_the_three_models(shared_data):
+    """The three GGUFs, loaded and timed by llama.cpp (about a minute on 2 busy cores)."""
+    pytest.importorskip("llama_cpp")
+    last = fields(smoke("embedded_speed.py", shared_data, timeout=600)[-1])
+    for name in ("qwen1.5b", "smollm2"):
+        ratio(last, f"prompt_ratio_{name}")
+        ratio(last, f"decode_ratio_{name}")
+
+
 def test_gpu_check_parses_and_passes_valid_options():
     script = BENCH / "gpu_check.sh"
     subprocess.run(["bash", "-n", str(script)], check=True)
