@@ -614,20 +614,22 @@ def test_a_long_sample_id_runs_with_a_hashed_log_name(task_file: Path, tmp_path:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("def f(:\n    pass\n", "tasks.py, line 1: SyntaxError: invalid syntax"),
+        ("def f(:\n    pass\n", ".py, line 1: SyntaxError: invalid syntax"),
         ("import json\nimport no_such_module_xyz\n",
-         "tasks.py, line 2: ModuleNotFoundError: No module named 'no_such_module_xyz'"),
-        ("import sys\nsys.exit(0)\n", "tasks.py, line 2: calls sys.exit(0) when imported"),
+         ".py, line 2: ModuleNotFoundError: No module named 'no_such_module_xyz'"),
+        ("import sys\nsys.exit(0)\n", ".py, line 2: calls sys.exit(0) when imported"),
     ],
 )  # fmt: skip
 def test_a_task_file_that_cannot_import_names_its_file_line_and_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, message: str
 ) -> None:
-    """Inspect reports each of these as "Task named 'weather' not found"."""
-    task = tmp_path / "tasks.py"
+    """Inspect reports each of these as "Task named 'nowhere' not found". (The task name
+    is one no other test registers: Inspect's registry keeps, for the process, every task
+    a loaded file defined, and finds it by name when the file fails.)"""
+    task = tmp_path / "broken.py"
     task.write_text(source, encoding="utf-8")
     out = tmp_path / "study"
-    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@nowhere",
             "--policies", "inert", "--out", str(out)]  # fmt: skip
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -681,3 +683,42 @@ def test_a_scorer_without_a_number_is_unscorable_not_a_fail(
     assert {r["source"]["native_unscorable"] for r in records} == {problem}
     result = json.loads((out / "probe.json").read_text())
     assert result["noop_baseline"]["n_not_scored"] == 2  # ran, and none could be scored
+
+
+LONG_DESCRIPTION = (
+    "Look up a city's record by its name (JSON with its id and country). The record comes "
+    "from the atlas service, which is refreshed daily; names are matched exactly, "
+    "case-sensitively, in English, so give the name as the user wrote it. A city the atlas "
+    "does not know returns an error record instead, naming it."
+)
+
+
+@pytest.mark.parametrize("extra_tool", [None, "python", "bash"])
+def test_tools_with_long_descriptions_run_under_every_condition(
+    task_file: Path, tmp_path: Path, extra_tool: str | None
+) -> None:
+    """Inspect stores strings over 100 characters as attachments; read unresolved, a
+    300-character description (or Inspect's own python() / bash() tool's) did not match
+    and the run was refused as a model call outside generate() (issue 56)."""
+    assert len(LONG_DESCRIPTION) >= 300
+    source = task_file.read_text(encoding="utf-8").replace(
+        "Look up a city's record by its name (JSON with its id and country).", LONG_DESCRIPTION
+    )
+    if extra_tool is not None:
+        source = source.replace(
+            "from inspect_ai.tool import tool", f"from inspect_ai.tool import tool, {extra_tool}"
+        )
+        source = source.replace(
+            "return [find_city(), get_weather(), get_time()]",
+            f"return [find_city(), get_weather(), get_time(), {extra_tool}()]",
+        )
+    task = tmp_path / "tasks.py"
+    task.write_text(source, encoding="utf-8")
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather", "--policies",
+            "inert", "--task-ids", "paris", "--no-analyze", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    records = _records(out)
+    assert sorted(r["condition"] for r in records) == sorted(
+        ["original", "tool_rename", "reformat", "misleading_names", "repeat"]
+    )

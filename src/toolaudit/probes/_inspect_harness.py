@@ -387,7 +387,8 @@ class InspectHarness:
         seconds = time.perf_counter() - start
         target = folder / f"{log_stem(spec.sample_id)}_e{spec.seed_label}.eval"
         os.replace(logs[0].location, target)
-        log = read_eval_log(str(target))
+        # strings over 100 characters (a long tool description) are stored as attachments
+        log = read_eval_log(str(target), resolve_attachments=True)
         if not log.samples:
             raise ConfigError(f"{target}: the run recorded no sample ({log.status})")
         sample = log.samples[0]

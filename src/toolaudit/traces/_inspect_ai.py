@@ -164,7 +164,9 @@ def _iter_eval_samples(path: Path, header: EvalLog) -> Iterator[EvalSample]:
         for epoch in range(1, epochs + 1):
             record = _record(sample_id, epoch)
             try:
-                yield read_eval_log_sample(str(path), id=sample_id, epoch=epoch)
+                yield read_eval_log_sample(
+                    str(path), id=sample_id, epoch=epoch, resolve_attachments=True
+                )
             except IndexError:
                 missing += 1
             except ValidationError as exc:
@@ -243,7 +245,7 @@ def _rest_of_json_log(path: Path, index: int, exc: Exception) -> Iterator[EvalSa
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(str(path))
+        log = read_eval_log(str(path), resolve_attachments=True)
     except Exception:
         raise TraceFormatError(
             path, None, f"samples[{index}]", f"malformed JSON ({_one_line(exc)})"
