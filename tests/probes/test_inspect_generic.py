@@ -722,3 +722,17 @@ def test_tools_with_long_descriptions_run_under_every_condition(
     assert sorted(r["condition"] for r in records) == sorted(
         ["original", "tool_rename", "reformat", "misleading_names", "repeat"]
     )
+
+
+def test_a_generic_task_without_an_agent_is_refused_with_how_to_give_one(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It used to run only the no-op agent and exit 0 with an all-zero table."""
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "only the no-op agent would run" in err
+    assert "--model (openai:MODEL@URL" in err and "py:module:function" in err
+    assert not out.exists()
