@@ -55,3 +55,12 @@ def agent(prompts: list[str]) -> list[str]:
 
 
 agent.chat = chat  # type: ignore[attr-defined]
+
+
+def looping(prompts: list[str]) -> list[str]:
+    """An agent whose every reply is a tool call that does not parse: left alone, the
+    task's generate() loop would run forever (``py:tests.probes._generic_agent:looping``)."""
+    return ["" for _ in prompts]
+
+
+looping.chat = lambda messages, tools: "<tool_call>{not json</tool_call>"  # type: ignore[attr-defined]

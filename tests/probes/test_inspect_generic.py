@@ -736,3 +736,17 @@ def test_a_generic_task_without_an_agent_is_refused_with_how_to_give_one(
     assert "\n" not in err and "only the no-op agent would run" in err
     assert "--model (openai:MODEL@URL" in err and "py:module:function" in err
     assert not out.exists()
+
+
+def test_an_agent_that_never_stops_is_cut_off_as_an_error(task_file: Path, tmp_path: Path) -> None:
+    """A generic task that sets no message limit gets toolaudit's (100 messages) for a
+    model-driven run; the cut-off run is an error outcome, never the agent's 0."""
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--policies", "llm", "--model", "py:tests.probes._generic_agent:looping",
+            "--conditions", "original", "--task-ids", "paris", "--no-analyze",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    (record,) = _records(out)
+    assert record["reward"] is None and record["source"]["rescored_reward"] is None
+    assert record["source"]["error"].startswith("limit: the run reached 100 messages")

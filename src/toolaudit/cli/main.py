@@ -18,6 +18,7 @@ import argparse
 import importlib
 import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -442,9 +443,22 @@ def _user_exit(exc: SystemExit) -> str:
     )
 
 
+# Rich console markup that Inspect's messages carry ("[bold][blue]..."): not for a terminal line.
+_MARKUP = re.compile(
+    r"\[/?(?:bold|italic|dim|underline|reverse|red|green|blue|yellow|magenta|cyan|white|"
+    r"black|link(?:=[^\]]*)?)(?: (?:bold|italic|dim|underline|red|green|blue|yellow|magenta|"
+    r"cyan|white|black))*\]"
+)
+
+
 def _one_line(exc: BaseException) -> str:
-    """The message of ``exc`` on one line (newlines and control characters made visible)."""
-    return visible(str(exc) or "(no message)")[:2000]
+    """The message of ``exc`` on one line (newlines and control characters made visible,
+    Rich markup such as Inspect's ``[bold][blue]`` removed).
+
+    >>> _one_line(ValueError("[bold][blue]OPENAI_API_KEY[/blue][/bold] is not set"))
+    'OPENAI_API_KEY is not set'
+    """
+    return visible(_MARKUP.sub("", str(exc)) or "(no message)")[:2000]
 
 
 if __name__ == "__main__":  # pragma: no cover

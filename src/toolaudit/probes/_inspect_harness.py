@@ -45,6 +45,11 @@ logger = logging.getLogger(__name__)
 HARNESS = "inspect"
 HARNESS_VERSION = 1
 PASS_THRESHOLD = 0.5  # Inspect's C/I become 1/0; a numeric score counts as a pass from 0.5
+#: Seconds a model-driven run may take when --time-limit is not given.
+DEFAULT_TIME_LIMIT = 1800
+#: Messages a model-driven run of a generic task may reach when the task sets no limit (an
+#: agent whose every reply is an unparseable tool call would otherwise loop forever).
+DEFAULT_MESSAGE_LIMIT = 100
 
 
 def require_inspect() -> None:
@@ -210,6 +215,23 @@ def map_back_sample(
     return EvalSample.model_validate(data)
 
 
+def _cut_off(sample: Any, time_limit: int | None, message_limit: int | None) -> str | None:
+    """One line when the run was cut off by a time limit, or by the message limit
+    toolaudit set (a task's own message limit ends its runs as the task intends)."""
+    hit = getattr(sample, "limit", None)
+    if hit is None:
+        return None
+    if hit.type in ("time", "working") and time_limit is not None:
+        given = "its --time-limit" if time_limit != DEFAULT_TIME_LIMIT else "the default"
+        return f"limit: the run reached {given} of {time_limit} s (--time-limit sets it)"
+    if hit.type == "message" and message_limit is not None:
+        return (
+            f"limit: the run reached {message_limit} messages, toolaudit's limit for a "
+            "generic task that sets none (the task's message_limit sets it)"
+        )
+    return None
+
+
 def score_problem(sample: Any) -> str | None:
     """Why a finished sample has no score, in one line (None when it has one): no scorer
     ran, or the first scorer's value is not one number (None, a dict, a list)."""
@@ -255,8 +277,11 @@ class InspectHarness:
         temperature: the model's sampling temperature (overrides the task's own).
         max_turns: the simulator's turn limit (None: the task's own).
         max_tokens: the most tokens per reply of a toolaudit model.
-        time_limit: seconds a run may take (Inspect's sample time limit); a run that
-            reaches it is kept as a scored run with termination ``time_limit``.
+        time_limit: seconds a run may take (Inspect's sample time limit; a model-driven
+            run gets :data:`DEFAULT_TIME_LIMIT` without it, and a generic task that sets
+            no message limit :data:`DEFAULT_MESSAGE_LIMIT` messages). A run cut off by a
+            time limit, or by that message limit, is an ``error`` outcome: it did not
+            finish, so its score would measure the cut, not the agent.
     """
 
     name = HARNESS
@@ -371,6 +396,12 @@ class InspectHarness:
         task, mutation_of_run = self._prepare(spec, memo)
         folder = self.log_dir / spec.policy / spec.condition
         folder.mkdir(parents=True, exist_ok=True)
+        time_limit = self.time_limit or (DEFAULT_TIME_LIMIT if spec.agent else None)
+        message_limit = (
+            DEFAULT_MESSAGE_LIMIT
+            if self.generic and spec.agent and task.message_limit is None
+            else None
+        )
         start = time.perf_counter()
         logs = inspect_eval(
             task,
@@ -382,7 +413,8 @@ class InspectHarness:
             score_display=False,
             fail_on_error=False,
             log_realtime=False,
-            time_limit=self.time_limit,
+            time_limit=time_limit,
+            message_limit=message_limit,
         )
         seconds = time.perf_counter() - start
         target = folder / f"{log_stem(spec.sample_id)}_e{spec.seed_label}.eval"
@@ -401,18 +433,19 @@ class InspectHarness:
                 first = (sample.error.message.strip().splitlines() or [""])[0]
                 failed = f" (the run failed: {first})"
             raise ConfigError(f"--task {self.task!r}: {exc}{failed}; no run was recorded") from None
-        # a run that failed (the model, a tool or the solver raised) has no score to
-        # compare: an evaluation failure, never rescored into the agent's 0
+        cut = _cut_off(sample, time_limit, message_limit)
+        # a run that failed (the model, a tool or the solver raised) or was cut off has no
+        # score to compare: an evaluation failure, never rescored into the agent's 0
         rescored = (
             None
-            if sample.error is not None
+            if sample.error is not None or cut is not None
             else self._rescore(log, mutation, memo, domain.scorer(), agent_side=self.generic)
         )
         with (self.log_dir.parent / "timings.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(
                 json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
             )
-        return self._episode(spec, sample, target, mutation, rescored, seconds, len(memo))
+        return self._episode(spec, sample, target, mutation, rescored, seconds, len(memo), cut)
 
     def _rescore(
         self,
@@ -441,13 +474,15 @@ class InspectHarness:
         rescored: float | None,
         seconds: float,
         reformatted: int,
+        cut: str | None = None,
     ) -> Episode:
         from toolaudit.traces import sample_episode
 
         instance = self.domain.instance
         key = None if instance is None else f"StoredAgentState:{instance}:messages"
         ep = sample_episode(sample, path=path, source={"format": "inspect"}, conversation_key=key)
-        reward = None if sample.error is not None else ep.reward  # a failed run: no score
+        # a failed or cut-off run: no score
+        reward = None if sample.error is not None or cut is not None else ep.reward
         usage = {
             role: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}
             for role, u in (sample.role_usage or {}).items()
@@ -473,7 +508,7 @@ class InspectHarness:
             "log": str(Path(path.parent.parent.name) / path.parent.name / path.name),
             "conversation": ep.source.get("conversation"),
             "termination": ep.termination_reason,
-            "error": ep.source.get("error"),
+            "error": ep.source.get("error") or cut,
             "scores": ep.reward_components,
             "agent_info": {
                 "model": self.model if spec.agent else "scripted",
