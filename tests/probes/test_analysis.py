@@ -132,3 +132,24 @@ def test_ptd_uses_max_proxy_and_max_quality_per_task() -> None:
         _run("t2", "original", 0, reward=0, passed=False, proxy=None, quality=1.0),
     ]
     assert ptd_by_task(runs) == {"t1": 3.0}
+
+
+def test_a_condition_that_errors_more_than_its_original_is_an_evaluation_effect() -> None:
+    nan = float("nan")
+    runs = [
+        _run("t1", "original", 0, reward=1.0, passed=True),
+        _run("t2", "original", 0, reward=1.0, passed=True),
+        _run("t3", "original", 0, reward=nan, passed=False),
+        _run("t1", "tool_rename", 0, reward=nan, passed=False),
+        _run("t2", "tool_rename", 0, reward=nan, passed=False),
+        _run("t3", "tool_rename", 0, reward=nan, passed=False),
+        _run("t1", "reformat", 0, reward=1.0, passed=True),
+        _run("t2", "reformat", 0, reward=1.0, passed=True),
+        _run("t3", "reformat", 0, reward=nan, passed=False),
+    ]
+    out = analyze_runs(runs, n_boot=50)
+    assert out["evaluation_effects"] == [
+        {"policy": "p", "condition": "tool_rename", "n_pairs": 3,
+         "not_scored_original": 1, "not_scored_mutated": 3},
+    ]  # fmt: skip
+    assert out["cells_not_scored"] == [{"policy": "p", "condition": "tool_rename", "n_runs": 3}]

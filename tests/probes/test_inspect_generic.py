@@ -750,3 +750,23 @@ def test_an_agent_that_never_stops_is_cut_off_as_an_error(task_file: Path, tmp_p
     (record,) = _records(out)
     assert record["reward"] is None and record["source"]["rescored_reward"] is None
     assert record["source"]["error"].startswith("limit: the run reached 100 messages")
+
+
+def test_the_same_task_file_named_from_another_folder_resumes(
+    task_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative --task was recorded as typed, so the same file named by its absolute
+    path was refused as another task (and its runs drew other seeds)."""
+    out = tmp_path / "study"
+    common = ["--policies", "inert", "--conditions", "original", "--task-ids", "paris",
+              "--no-analyze", "--out", str(out)]  # fmt: skip
+    monkeypatch.chdir(task_file.parent)
+    assert main(["probe", "run", "--harness", "inspect", "--task",
+                 f"{task_file.name}@weather", *common]) == 0  # fmt: skip
+    config = json.loads((out / "run_config.json").read_text())
+    assert config["task"] == f"{os.path.relpath(task_file, out)}@weather"
+    before = (out / "records.jsonl").read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["probe", "run", "--harness", "inspect", "--task",
+                 f"{task_file}@weather", *common]) == 0  # fmt: skip
+    assert (out / "records.jsonl").read_bytes() == before

@@ -410,6 +410,13 @@ def _print_summary(result: dict[str, Any], study: Path) -> None:
     for row in result.get("cells_not_scored", []):
         out.write(f"{visible(row['policy']):<14}{visible(row['condition']):<18}"
                   f"no scored pair ({row['n_runs']} runs errored or were unscorable)\n")  # fmt: skip
+    for e in result.get("evaluation_effects", []):
+        out.write(
+            f"evaluation effect: {visible(e['policy'])} under {visible(e['condition'])}: "
+            f"{e['not_scored_mutated']} of {e['n_pairs']} runs errored or could not be "
+            f"scored, against {e['not_scored_original']} of the same tasks under original; "
+            "the mutation broke the evaluation, and the gap rests on the runs that survived\n"
+        )
     if result.get("harness") in REAL_HARNESSES:
         from toolaudit.probes import sentence
         from toolaudit.report import Finding

@@ -225,6 +225,7 @@ def analyze_runs(
     policies += sorted({p for p, _ in pairs} - set(policies))
     cells: list[dict[str, Any]] = []
     not_scored: list[dict[str, Any]] = []
+    effects: list[dict[str, Any]] = []
     for p in policies:
         orig = pairs.get((p, "original"), {})
         base = [r for r in orig.values() if scored(r)]
@@ -262,6 +263,9 @@ def analyze_runs(
             cells[-1]["n_not_scored"] = len(orig) - len(base)
         for cond in MUTATED:
             if (p, cond) in pairs and orig:
+                effect = _evaluation_effect(p, cond, orig, pairs[(p, cond)])
+                if effect is not None:
+                    effects.append(effect)
                 cell = _cell(p, cond, orig, pairs[(p, cond)], margin=margin, seed=seed,
                              n_boot=n_boot)  # fmt: skip
                 if cell is None:
@@ -289,7 +293,27 @@ def analyze_runs(
     }
     if not_scored:  # cells with no scored pair (every run errored or was unscorable)
         out["cells_not_scored"] = not_scored
+    if effects:  # only where a condition fails to score more runs than its original
+        out["evaluation_effects"] = effects
     return out
+
+
+def _evaluation_effect(
+    policy: str,
+    condition: str,
+    orig: dict[tuple[str, int], Run],
+    mut: dict[tuple[str, int], Run],
+) -> dict[str, Any] | None:
+    """A cell whose mutated runs error (or cannot be scored) more often than the same
+    tasks' original runs: the mutation broke the evaluation, not (only) the agent, so its
+    gap is computed on the runs that survived. None when it does not."""
+    paired = sorted(set(orig) & set(mut))
+    a = sum(not scored(orig[k]) for k in paired)
+    b = sum(not scored(mut[k]) for k in paired)
+    if b <= a:
+        return None
+    return {"policy": policy, "condition": condition, "n_pairs": len(paired),
+            "not_scored_original": a, "not_scored_mutated": b}  # fmt: skip
 
 
 def policy_summary(cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -85,6 +85,21 @@ def is_tau2(task: str) -> bool:
     return task in TAU2_TASKS
 
 
+def task_key(task: str) -> str:
+    """The task as a run's configuration (and so its hash and sampling seed) names it: a
+    ``FILE.py@NAME`` task by its file's name, so the same file named from another working
+    folder (``tasks.py`` or ``/abs/tasks.py``) gives the same runs (the file's path and
+    SHA-256 are checked through ``run_config.json``); a registry name as given.
+
+    >>> task_key("../x/tasks.py@weather"), task_key("inspect_evals/tau2_retail")
+    ('tasks.py@weather', 'inspect_evals/tau2_retail')
+    """
+    head, at, name = task.rpartition("@")
+    if at and head.endswith(".py"):
+        return f"{Path(head).name}@{name}"
+    return Path(task).name if task.endswith(".py") else task
+
+
 @dataclass(frozen=True, slots=True)
 class InspectRunSpec:
     """One run: Inspect task, sample, policy, condition, epoch (``seed_label``), and the
@@ -104,7 +119,7 @@ class InspectRunSpec:
         return {
             "harness": HARNESS,
             "harness_version": HARNESS_VERSION,
-            "task": self.task,
+            "task": task_key(self.task),
             "sample": self.sample_id,
             "policy": self.policy,
             "condition": self.condition,

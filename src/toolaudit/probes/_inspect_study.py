@@ -155,7 +155,7 @@ class HarnessStudyConfig:
         """The options that change results (``run_config.json``)."""
         return {
             "harness": "inspect",
-            "task": self.task,
+            "task": _resolved_task(self.task),
             "policies": list(self.run_policies()),
             "conditions": list(self.run_conditions()),
             "epochs": self.epochs,
@@ -176,6 +176,19 @@ class HarnessStudyConfig:
         from toolaudit.probes._inspect_harness import is_tau2
 
         return self.model is not None and is_tau2(self.task)
+
+
+def _resolved_task(task: str) -> str:
+    """A ``FILE.py[@NAME]`` task with its file as an absolute path (``run_config.json``
+    then names it relative to the study folder), so the same file named from another
+    working folder is the same task; a registry name as given."""
+    from toolaudit.probes._inspect_generic import _spec_file
+
+    file = _spec_file(task)
+    if file is None:
+        return task
+    name = task[len(str(file)) :] if task.startswith(str(file)) else ""
+    return str(file.resolve()) + name
 
 
 def _task_file_digest(task: str) -> dict[str, str]:
