@@ -99,3 +99,52 @@ def test_lm_train_config_names_bad_option() -> None:
         LMTrainConfig(size="huge")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="steps"):
         LMTrainConfig(steps=0)
+
+
+def test_committed_lm_scores_options_through_the_token_trie_as_one_pass_does() -> None:
+    """The committed Llama-architecture LM with redact's default --scoring options ended in
+    "AttributeError: 'dict' object has no attribute 'ndim'": the trie scorer gave Llama a
+    per-layer-type mask mapping its forward pass does not take (issue 57)."""
+    from toolaudit.models._prefix import naive_logprobs
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "redact-lm" / "model"
+    lm = load_model(f"hf:{folder}", device="cpu")
+    ctx = "<tool>pdb 2abc peptide GILGFVFTL</tool> Does it bind? <answer>"
+    requests = [(ctx, "1</answer>"), (ctx, "0</answer>"), ("<tool>pdb 1xyz</tool>", " 0")]
+    got = lm.loglikelihood(requests)
+    tok = lm.tokenizer  # type: ignore[attr-defined]
+    for (c, k), g in zip(requests, got, strict=True):
+        ids = tok(c, add_special_tokens=False)["input_ids"]
+        cont = tok(k, add_special_tokens=False)["input_ids"]
+        assert g == pytest.approx(naive_logprobs(lm.model, ids, cont), abs=1e-4)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [("truncate", "cannot load the model (SafetensorError: "),
+     ("list_config", "cannot load the model (AttributeError: 'list' object has no attribute"),
+     ("vocabulary", "its tokenizer has 151,936 tokens but the model's embedding has 1,026 rows")],
+)  # fmt: skip
+def test_a_damaged_lm_folder_is_one_line_not_an_unexpected_error(
+    tcr_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str, message: str
+) -> None:
+    import shutil
+
+    from toolaudit.models import embedded_model_dir
+
+    folder = tmp_path / "lm"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "results" / "redact-lm" / "model", folder)
+    if damage == "truncate":
+        with (folder / "model.safetensors").open("r+b") as fh:
+            fh.truncate(20_000)
+    elif damage == "list_config":
+        (folder / "tokenizer_config.json").write_text("[]\n")
+    else:  # another model's tokenizer
+        qwen = embedded_model_dir("qwen")
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            shutil.copy(qwen / name, folder / name)
+    argv = ["redact", str(tcr_dir), "--out", str(tmp_path / "red"), "--model", f"hf:{folder}",
+            "--max-tool-lines", "3", "--limit", "8"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "unexpected" not in err

@@ -175,9 +175,10 @@ class HFModel:
             raise ModelError(self._load_problem(exc)) from None
 
     def _load_problem(self, exc: Exception) -> str:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "(no message)"
         return (
-            f"{self.spec}: cannot load the model ({first}); give a local folder with "
+            f"{self.spec}: cannot load the model ({type(exc).__name__}: {first}); give a "
+            "local folder with "
             "config.json, tokenizer and weights (or a hub id where a hub is reachable)"
         )
 
@@ -200,7 +201,9 @@ class HFModel:
                 model, tok = load_causal_lm(
                     folder, device=self._resolved_device(), dtype=self._resolved_dtype()
                 )
-            except (OSError, ValueError) as exc:
+            except ModelError:
+                raise
+            except Exception as exc:  # truncated weights, a malformed tokenizer file...
                 raise ModelError(self._load_problem(exc)) from None
             _check_loaded(model, tok, self.spec)
             self._model, self._tok = model, tok
@@ -411,6 +414,13 @@ def _check_loaded(model: Any, tok: Any, spec: str) -> None:
     import torch
 
     ids = tok(PROBE_TEXT, add_special_tokens=False)["input_ids"]
+    rows = int(model.get_input_embeddings().weight.shape[0])
+    if len(tok) > rows:
+        raise ModelError(
+            f"{spec}: its tokenizer has {len(tok):,} tokens but the model's embedding has "
+            f"{rows:,} rows: the tokenizer belongs to another model (a token id past the "
+            "table would fail mid-run); give the folder the model was saved with"
+        )
     if not ids:
         raise ModelError(
             f"{spec}: its tokenizer turns text into no tokens; the model folder is damaged "

@@ -348,10 +348,11 @@ class PrefixScorer:
             and kinds <= {"full_attention", "sliding_attention"}
         )
 
-    def _tree_masks(self, ctx_len: int, parents: list[int], depth: list[int]) -> dict[str, Any]:
+    def _tree_masks(self, ctx_len: int, parents: list[int], depth: list[int]) -> Any:
         """One mask per layer type for the trie nodes that run (row ``r`` has parent row
         ``parents[r]``, -1 for a child of the context): context columns by position, node
-        columns by ancestry."""
+        columns by ancestry. A model whose config names no layer types (Llama) gets the
+        one mask itself: its forward pass takes no per-layer-type mapping."""
         import torch
 
         dev = self._device
@@ -373,6 +374,8 @@ class PrefixScorer:
             low = torch.finfo(self.model.dtype).min
             zero = torch.zeros((), dtype=self.model.dtype, device=dev)
             masks = {k: torch.where(m, zero, low) for k, m in masks.items()}
+        if not getattr(config, "layer_types", None):  # one mask for every layer (Llama):
+            return masks["full_attention"][None, None]  # its forward takes no mapping
         return {k: m[None, None] for k, m in masks.items()}
 
     def _tree(self, trie: _Trie, at: int, cache: Any) -> None:
