@@ -534,3 +534,21 @@ def test_result_meta_is_run_metadata_as_a_model() -> None:
         k: v for k, v in plain.items() if k != "fallbacks"
     }
     assert doc["fallbacks"] == [{"kind": "skipped_part", "what": "x.y", "detail": "why"}]
+
+
+def test_a_mined_class_named_like_a_built_in_is_renamed_not_shadowing_it(
+    demo_out: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A --class-from candidate named pdb_id used to replace the built-in pdb_id class
+    silently (and the redaction reported ΔA 0 for it)."""
+    from toolaudit.redaction import classes_from_leakage, select_classes
+
+    doc = json.loads((demo_out / "leakage.json").read_text())
+    doc["provenance"]["classes"][0]["name"] = "pdb_id"
+    (tmp_path / "leakage.json").write_text(json.dumps(doc))
+    with caplog.at_level("WARNING"):
+        mined = classes_from_leakage(tmp_path)
+    assert mined[0].name == "mined.pdb_id"
+    assert "candidate class 'pdb_id' has a built-in class's name" in caplog.text
+    names = [c.name for c in select_classes(["pdb_id"], mined)]
+    assert names[0] == "pdb_id" and "mined.pdb_id" in names

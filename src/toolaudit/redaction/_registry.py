@@ -3,6 +3,7 @@ candidate classes proposed by the leakage audit (``leakage.json`` ``provenance``
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -189,10 +190,22 @@ def classes_from_leakage(path: str | Path) -> list[TokenClass]:
     if p.is_dir():
         p = p / "leakage.json"
     result: Any = load_result(p, load_audit("leakage").result_model)
-    classes = [TokenClass.from_json(rec) for rec in result.provenance.classes]
+    classes = [_unshadowed(TokenClass.from_json(rec), p) for rec in result.provenance.classes]
     if not classes:
         logger.warning("%s: provenance proposes no token classes", p)
     return classes
+
+
+def _unshadowed(cls: TokenClass, path: Path) -> TokenClass:
+    """A mined candidate named like a built-in class (``pdb_id``) would silently replace it
+    (and a redaction of the built-in would be reported for the candidate): it is renamed
+    ``mined.NAME``, and said so."""
+    if cls.name not in BUILTIN_CLASSES:
+        return cls
+    new = f"mined.{cls.name}"
+    logger.warning("%s: candidate class %r has a built-in class's name; it is tested as %r",
+                   path, cls.name, new)  # fmt: skip
+    return dataclasses.replace(cls, name=new, placeholder=cls.placeholder or "")
 
 
 def is_controlled(examples: Sequence[Example]) -> bool:
