@@ -2,9 +2,11 @@
 # The seed's judge audit with judges that differ (issue 54): the same 40 fixed real tau2
 # trajectories and four views as results/judge-audit (retail: gpt-4.1 and the fine-tuned
 # ft-gpt-4.1-sft; airline: gpt-4.1 and qwen2.5-7b; 10 from each, chosen by the seeded,
-# stratified choice), 3 calls per view, three judges of two families and three sizes, all
-# run by llama.cpp with 2 threads and sampled at the audit's temperature 0.7:
-#   Qwen2.5-Coder-1.5B-Instruct (Q4_K_M), Qwen2.5-Coder-0.5B-Instruct, SmolLM2-135M-Instruct.
+# stratified choice), 3 calls per view, two judges of two sizes, both run by llama.cpp with
+# 2 threads and sampled at the audit's temperature 0.7:
+#   Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) and Qwen2.5-Coder-0.5B-Instruct.
+# SmolLM2-135M-Instruct was the third judge and was dropped (smollm2-dropped/README.md: 22
+# of the 120 payloads exceed its 8,192-token window, and its trial replies gave no verdict).
 # The judge is asked for a one-sentence reason first, then the verdict (--prompt
 # reason-first, up to 128 tokens); each call's seed depends on the record, the view, the
 # judge and the call index. Prompts average about 5,800 tokens (the retail policy alone is
@@ -21,6 +23,5 @@ SIMS=../shared/data/tau2/simulations
   "$SIMS/airline__gpt-4.1__user-gpt-4.1__test20x1.json" \
   "$SIMS/airline__qwen2.5-7b__user-gpt-4.1__50x1.json" \
   --judge-model llama:qwen1.5b,threads=2 --judge-model llama:qwen,threads=2 \
-  --judge-model llama:smollm2,threads=2 \
   --prompt reason-first --max-tokens 128 \
   --records 40 --repeats 3 --seed 0 --out results/judge-judges "$@"
