@@ -184,10 +184,12 @@ def test_a_registered_agent_of_the_users_own_runs_under_the_mutation(tmp_path: P
     assert not (tmp_path / "x").exists()
 
 
-def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(tmp_path: Path) -> None:
+@pytest.mark.parametrize("who", ["agent", "user simulator"])
+def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(tmp_path: Path, who: str) -> None:
+    agent, user = ("raising", "user") if who == "agent" else ("finder", "raising")
     code = main([
         "probe", "run", "--harness", "tau2", "--domain", "retail", "--model",
-        f"{AGENTS}:raising", "--user-model", f"{AGENTS}:user", "--policies", "llm,inert",
+        f"{AGENTS}:{agent}", "--user-model", f"{AGENTS}:{user}", "--policies", "llm,inert",
         "--conditions", "original,tool_rename", "--limit", "2", "--n-boot", "50",
         "--out", str(tmp_path),
     ])  # fmt: skip
@@ -196,7 +198,7 @@ def test_an_agent_that_raises_is_an_error_outcome_not_a_fail(tmp_path: Path) -> 
     assert len(rec) == 4
     for r in rec:
         assert r["reward"] is None and r["source"]["rescored_reward"] is None
-        assert r["source"]["error"] == "agent: RuntimeError: the agent's server is down"
+        assert r["source"]["error"].startswith(f"{who}: RuntimeError: ")
         assert r["source"]["passed"] is False
     doc = json.loads((tmp_path / "probe.json").read_text())
     assert not any(c["policy"] == "llm" for c in doc["cells"] if c["condition"] != "original")
