@@ -770,3 +770,16 @@ def test_the_same_task_file_named_from_another_folder_resumes(
     assert main(["probe", "run", "--harness", "inspect", "--task",
                  f"{task_file}@weather", *common]) == 0  # fmt: skip
     assert (out / "records.jsonl").read_bytes() == before
+
+
+def test_a_py_agent_without_chat_is_refused_before_anything_runs(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--policies", "llm", "--model", "py:tests.probes._seed_judges:reformatted",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot generate a chat reply: the function has no 'chat' attribute" in err
+    assert not out.exists()
