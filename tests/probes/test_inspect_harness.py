@@ -86,6 +86,29 @@ def test_retail_logs_are_real_inspect_logs_that_traces_reads(retail_study: Path)
     assert json.loads(dump.stdout)["eval"]["task"] == "tau2_retail"
 
 
+def test_inspect_score_rescores_a_study_log_without_scorer(
+    retail_study: Path, tmp_path: Path
+) -> None:
+    """The rebuilt task recorded its scorer unqualified ('retail_scorer'), which plain
+    `inspect score LOG` could not find; the log now names it as Inspect's registry does."""
+    log = retail_study / "logs" / "careful" / "original" / "0_e0.eval"
+    dump = subprocess.run(
+        [str(Path(sys.executable).parent / "inspect"), "log", "dump", "--header-only", str(log)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert [s["name"] for s in json.loads(dump.stdout)["eval"]["scorers"]] == [
+        "inspect_evals/retail_scorer"
+    ]
+    out = tmp_path / "rescored.eval"
+    score = subprocess.run(
+        [str(Path(sys.executable).parent / "inspect"), "score", str(log), "--action",
+         "append", "--output-file", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert score.returncode == 0, score.stdout + score.stderr
+    assert out.is_file() and "--scorer" not in score.stdout + score.stderr
+
+
 def test_resume_runs_nothing_and_a_changed_option_is_refused(retail_study: Path) -> None:
     before = (retail_study / "records.jsonl").read_bytes()
     assert main(["probe", "run", "--harness", "inspect", "--task", RETAIL,

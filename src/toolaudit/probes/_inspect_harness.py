@@ -230,6 +230,27 @@ def map_back_sample(
     return EvalSample.model_validate(data)
 
 
+def _name_scorers_for_inspect(path: Path, task: str) -> None:
+    """Give a registry task's log its scorers' package-qualified names (``telecom_scorer``
+    becomes ``inspect_evals/telecom_scorer``) where Inspect's registry knows them, so
+    ``inspect score LOG`` finds them without ``--scorer`` (the rebuilt task records them
+    unqualified, which Inspect cannot look up). A file task's log is left as written."""
+    from inspect_ai._util.registry import registry_lookup
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    package, slash, _ = task.partition("/")
+    if not slash or task.endswith(".py") or ".py@" in task:
+        return
+    log = read_eval_log(str(path))
+    changed = False
+    for scorer in log.eval.scorers or []:
+        qualified = f"{package}/{scorer.name}"
+        if "/" not in scorer.name and registry_lookup("scorer", qualified) is not None:
+            scorer.name, changed = qualified, True
+    if changed:
+        write_eval_log(log, str(path))
+
+
 def _cut_off(sample: Any, time_limit: int | None, message_limit: int | None) -> str | None:
     """One line when the run was cut off by a time limit, or by the message limit
     toolaudit set (a task's own message limit ends its runs as the task intends)."""
@@ -434,6 +455,7 @@ class InspectHarness:
         seconds = time.perf_counter() - start
         target = folder / f"{log_stem(spec.sample_id)}_e{spec.seed_label}.eval"
         os.replace(logs[0].location, target)
+        _name_scorers_for_inspect(target, self.task)
         # strings over 100 characters (a long tool description) are stored as attachments
         log = read_eval_log(str(target), resolve_attachments=True)
         if not log.samples:
