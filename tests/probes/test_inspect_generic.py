@@ -318,7 +318,7 @@ def test_generic_config_refuses_tau2_only_policies_and_options(task_file: Path) 
         HarnessStudyConfig(task=task, model=AGENT, user_model=AGENT)
     with pytest.raises(ConfigError, match="no user simulator"):
         HarnessStudyConfig(task=task, max_turns=3)
-    assert HarnessStudyConfig(task=task).run_policies() == ("inert",)
+    assert HarnessStudyConfig(task=task, policies=("inert",)).run_policies() == ("inert",)
     assert HarnessStudyConfig(task=task, model=AGENT).options()["user_model"] is None
 
 
@@ -338,7 +338,7 @@ def test_generic_task_that_cannot_load_is_refused_before_the_folder_is_touched(
     for i, (task, message) in enumerate(cases):
         out = tmp_path / f"out{i}"
         assert main(["probe", "run", "--harness", "inspect", "--task", task,
-                     "--out", str(out)]) == 2  # fmt: skip
+                     "--policies", "inert", "--out", str(out)]) == 2  # fmt: skip
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, err
         assert len(err.strip().splitlines()) == 1
@@ -456,7 +456,9 @@ def test_generic_registry_name_resolves_like_inspect_eval(task_file: Path, tmp_p
     from toolaudit.probes._inspect_harness import InspectHarness, InspectRunSpec
 
     GenericDomain(f"{task_file}@weather").loaded()
-    assert HarnessStudyConfig(task="weather_names").run_policies() == ("inert",)
+    assert HarnessStudyConfig(task="weather_names", policies=("inert",)).run_policies() == (
+        "inert",
+    )
     harness = InspectHarness("weather_names", log_dir=tmp_path)
     assert list(harness.task_ids()) == ["paris", "oslo"]
     ep = harness.run(InspectRunSpec("weather_names", "oslo", "inert", "tool_rename", 0))

@@ -102,15 +102,6 @@ class HarnessStudyConfig:
     def _check_generic(self) -> None:
         from toolaudit.probes._inspect_harness import generic_policy_error
 
-        if self.policies is None and self.model is None:
-            raise ConfigError(
-                f"--task {self.task!r} is a generic Inspect task: without --model only the "
-                "no-op agent would run and nothing would be probed; give the agent with "
-                "--model (openai:MODEL@URL for a served model, py:module:function for your "
-                "own scripted one, or an embedded model such as llama:qwen), or "
-                "--policies inert for the no-op baseline alone"
-            )
-
         for p in self.run_policies():
             if p in ("careful", "overfit"):
                 raise generic_policy_error(p)
@@ -120,6 +111,14 @@ class HarnessStudyConfig:
                     field, f": {self.task!r} is a generic Inspect task, which has no user "
                     "simulator (tau2 tasks only)"
                 )  # fmt: skip
+        if self.policies is None and self.model is None:
+            raise ConfigError(
+                f"--task {self.task!r} is a generic Inspect task: without --model only the "
+                "no-op agent would run and nothing would be probed; give the agent with "
+                "--model (openai:MODEL@URL for a served model, py:module:function for your "
+                "own scripted one, or an embedded model such as llama:qwen), or "
+                "--policies inert for the no-op baseline alone"
+            )
 
     def run_policies(self) -> tuple[str, ...]:
         """The policies this study runs."""

@@ -191,6 +191,7 @@ def _judge_part(
     study_dir: Path,
     episodes: Sequence[Episode],
     *,
+    harness: str,
     verdicts: Sequence[VerdictRecord] | None,
     judge: JudgeConfig | None,
     seed: int,
@@ -203,6 +204,11 @@ def _judge_part(
             chosen, judge, out_path=study_dir / "verdicts.jsonl", progress=progress
         )
     if not verdicts:
+        if harness in REAL_HARNESSES and judge is None and verdicts is None:
+            # A harness study has no judge part (`probe judge-audit` is its own command):
+            # its absence is no fallback, and no conclusion rests on it.
+            return {"skipped": "not part of a harness study (see probe judge-audit)",
+                    "simulated": False, "n_verdicts": 0}  # fmt: skip
         reason = (
             "no --judge-model or --verdicts given: the judge audit did not run "
             "(no judge is ever simulated)"
@@ -283,6 +289,7 @@ def analyze_study(
     result["judge"] = _judge_part(
         study_dir,
         episodes,
+        harness=harness,
         verdicts=verdicts,
         judge=judge,
         seed=seed,
