@@ -153,3 +153,17 @@ def test_a_condition_that_errors_more_than_its_original_is_an_evaluation_effect(
          "not_scored_original": 1, "not_scored_mutated": 3},
     ]  # fmt: skip
     assert out["cells_not_scored"] == [{"policy": "p", "condition": "tool_rename", "n_runs": 3}]
+
+
+def test_the_gap_figure_has_a_panel_per_condition_run_and_none_other() -> None:
+    """The committed telecom report drew empty frames for rubric_change and
+    incentive_change, which the study did not run (issue 56)."""
+    from toolaudit.probes._report import _gap_figure
+
+    cells = [{"policy": p, "condition": c, "vrg": 0.5, "vrg_rescored": 0.0}
+             for p in ("careful", "inert") for c in ("tool_rename", "reformat", "repeat")]  # fmt: skip
+    fig = _gap_figure(cells)
+    assert [ax.get_title() for ax in fig.axes] == ["tool_rename", "reformat"]
+    only_repeat = _gap_figure([{"policy": "inert", "condition": "repeat", "vrg": 0.0,
+                                "vrg_rescored": 0.0}])  # fmt: skip
+    assert [ax.get_title() for ax in only_repeat.axes] == ["repeat"]

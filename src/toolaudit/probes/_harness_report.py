@@ -48,9 +48,10 @@ def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
             "verdict on the same trajectories."
         )
     for a in result.get("agents", []):
-        tokens = "; ".join(
+        tokens = "; ".join(  # none for a scripted agent: no model read or wrote a token
             f"{role} {t['input_tokens']:.0f} in / {t['output_tokens']:.0f} out"
             for role, t in a.get("tokens_per_run", {}).items()
+            if t["input_tokens"] or t["output_tokens"]
         )
         secs = a.get("seconds_per_run")
         sec.text(

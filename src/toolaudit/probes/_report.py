@@ -25,8 +25,18 @@ def _gap_figure(cells: list[dict[str, Any]]) -> Any:
     from toolaudit.report import new_figure
 
     policies = list(dict.fromkeys(c["policy"] for c in cells))
-    conds = [c for c in MUTATED if c != "repeat"]
-    fig, axes = new_figure(ncols=len(conds), figsize=(3.0 * len(conds), 3.4), sharey=True)
+    ran = {c["condition"] for c in cells}
+    # one panel per mutated condition the study ran (none for one it did not: an empty
+    # frame reads as a zero gap); the repeat control only when nothing else ran
+    conds = (
+        [c for c in MUTATED if c != "repeat" and c in ran]
+        or [c for c in MUTATED if c in ran]
+        or ["repeat"]
+    )
+    fig, axes = new_figure(
+        ncols=len(conds), figsize=(3.0 * len(conds), 3.4), sharey=True, squeeze=False
+    )
+    axes = list(axes[0])
     x = np.arange(len(policies))
     for ax, cond in zip(axes, conds, strict=True):
         by = {c["policy"]: c for c in cells if c["condition"] == cond}
