@@ -785,3 +785,32 @@ def test_a_py_agent_without_chat_is_refused_before_anything_runs(
     err = capsys.readouterr().err.strip()
     assert "cannot generate a chat reply: the function has no 'chat' attribute" in err
     assert not out.exists()
+
+
+def test_every_scorer_of_a_task_rescores_and_the_report_names_each(
+    task_file: Path, tmp_path: Path
+) -> None:
+    """Only the first scorer used to rescore. With two (the answer and a scorer that
+    reads the tool's name), each is recorded both ways and the report shows both."""
+    task = tmp_path / "tasks.py"
+    task.write_text(task_file.read_text(encoding="utf-8").replace(
+        "solver=[use_tools(tools()), generate()], scorer=answer())",
+        "solver=[use_tools(tools()), generate()], scorer=[answer(), called_get_weather()])",
+        1), encoding="utf-8")  # fmt: skip
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+            "--policies", "llm", "--model", AGENT, "--conditions", "original,tool_rename",
+            "--task-ids", "paris", "--report", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    renamed = _record(_records(out), "llm", "tool_rename")
+    both = renamed["source"]["scorers"]
+    assert both["native"] == {"answer": 1.0, "called_get_weather": 0.0}
+    assert both["rescored"] == {"answer": 1.0, "called_get_weather": 1.0}
+    rows = json.loads((out / "probe.json").read_text())["scorers"]
+    assert {(r["condition"], r["scorer"], r["native"], r["rescored"]) for r in rows} >= {
+        ("tool_rename", "called_get_weather", 0.0, 1.0),
+        ("original", "answer", 1.0, 1.0),
+    }
+    report = (out / "report.md").read_text()
+    assert "Every scorer of the task, by name" in report and "called_get_weather" in report
+    assert "Not mutated: tools the solver hands to a forked sub-agent" in report

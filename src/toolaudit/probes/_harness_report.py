@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolaudit.probes._report import _forest_figure, _gap_figure, _sentences, transcript_blocks
-from toolaudit.report import Section
+from toolaudit.report import Section, fmt
 
 
 def _first_difference(c: dict[str, Any]) -> str | None:
@@ -64,6 +64,20 @@ def harness_section(result: dict[str, Any], *, margin: float = 0.10) -> Section:
         )
     if result.get("outcomes"):
         _outcomes_table(sec, result["outcomes"])
+    if result.get("scorers"):
+        sec.table(
+            "Every scorer of the task, by name: mean value as recorded and after rescoring "
+            "(the gaps above use the first scorer)",
+            ["policy", "condition", "scorer", "native", "rescored", "runs"],
+            [[r["policy"], r["condition"], r["scorer"], fmt(r["native"]), fmt(r["rescored"]),
+              r["n_runs"]] for r in result["scorers"]],
+        )  # fmt: skip
+    if not tau2:
+        sec.text(
+            "Not mutated: tools the solver hands to a forked sub-agent, and tools added at "
+            "run time rather than offered to generate(); a run that used them saw them as "
+            "the task defines them."
+        )
     for prefix in ("probe.noop_baseline", "probe.attribution", "probe.positive_control_headroom",
                    "probe.equivalence"):  # fmt: skip
         for text in _sentences(result, prefix):

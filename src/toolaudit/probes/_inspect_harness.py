@@ -286,6 +286,18 @@ def score_problem(sample: Any) -> str | None:
     return f"scorer {name!r} returned {shown}, not one number"
 
 
+def scores_by_name(sample: Any) -> dict[str, float | None]:
+    """Every scorer's value as a number by its name (None where it gives no number)."""
+    from inspect_ai.scorer import value_to_float
+
+    out: dict[str, float | None] = {}
+    for name, score in (sample.scores or {}).items():
+        value = score.value
+        ok = isinstance(value, str | int | float | bool)
+        out[str(name)] = float(value_to_float()(value)) if ok else None
+    return out
+
+
 def first_score(sample: Any) -> float | None:
     """The first scorer's value as a number (Inspect's own conversion)."""
     from inspect_ai.scorer import value_to_float
@@ -473,8 +485,8 @@ class InspectHarness:
         cut = _cut_off(sample, time_limit, message_limit)
         # a run that failed (the model, a tool or the solver raised) or was cut off has no
         # score to compare: an evaluation failure, never rescored into the agent's 0
-        rescored = (
-            None
+        rescored, by_scorer = (
+            (None, {})
             if sample.error is not None or cut is not None
             else self._rescore(log, mutation, memo, domain.scorer(), agent_side=self.generic)
         )
@@ -482,7 +494,13 @@ class InspectHarness:
             fh.write(
                 json.dumps({"config_hash": spec.config_hash(), "seconds": round(seconds, 3)}) + "\n"
             )
-        return self._episode(spec, sample, target, mutation, rescored, seconds, len(memo), cut)
+        ep = self._episode(spec, sample, target, mutation, rescored, seconds, len(memo), cut)
+        if len(by_scorer) > 1:  # a task of several scorers: each one's verdict, both ways
+            ep.source["scorers"] = {
+                "native": scores_by_name(sample),
+                "rescored": by_scorer,
+            }
+        return ep
 
     def _rescore(
         self,
@@ -492,7 +510,8 @@ class InspectHarness:
         scorer: Any,
         *,
         agent_side: bool = False,
-    ) -> float | None:
+    ) -> tuple[float | None, dict[str, float | None]]:
+        """The first scorer's rescored value (the gap's) and every scorer's, by name."""
         from inspect_ai import score
 
         # map_back_sample builds new samples; the header is shared, not copied
@@ -500,7 +519,9 @@ class InspectHarness:
                    for s in log.samples or []]  # fmt: skip
         mapped = log.model_copy(update={"samples": samples})
         scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
-        return first_score(scored.samples[0]) if scored.samples else None
+        if not scored.samples:
+            return None, {}
+        return first_score(scored.samples[0]), scores_by_name(scored.samples[0])
 
     def _episode(
         self,

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from toolaudit.errors import ConfigError, DataError, TraceFormatError, check_min
 from toolaudit.probes._analysis import analyze_runs, reduce_records
 from toolaudit.probes._findings import study_findings
@@ -187,6 +189,28 @@ def findings(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _scorer_means(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+    """Per (policy, condition, scorer) of an Inspect task with several scorers: the mean
+    native and rescored value over the runs that have one (empty for one scorer)."""
+    sums: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    for ep in episodes:
+        both = ep.source.get("scorers")
+        if not isinstance(both, dict):
+            continue
+        for side in ("native", "rescored"):
+            for name, value in (both.get(side) or {}).items():
+                key = (str(ep.source.get("policy")), str(ep.condition), str(name))
+                if value is not None:
+                    sums.setdefault(key, {"native": [], "rescored": []})[side].append(value)
+    return [
+        {"policy": p, "condition": c, "scorer": n,
+         "native": float(np.mean(v["native"])) if v["native"] else None,
+         "rescored": float(np.mean(v["rescored"])) if v["rescored"] else None,
+         "n_runs": max(len(v["native"]), len(v["rescored"]))}
+        for (p, c, n), v in sums.items()
+    ]  # fmt: skip
+
+
 def _judge_part(
     study_dir: Path,
     episodes: Sequence[Episode],
@@ -284,6 +308,9 @@ def analyze_study(
             from toolaudit.probes._outcomes import run_outcomes
 
             result["outcomes"] = run_outcomes(episodes)
+        by_scorer = _scorer_means(episodes)
+        if by_scorer:  # a task of several scorers: each one by name (the gap uses the first)
+            result["scorers"] = by_scorer
     else:
         result["selection"] = selection_experiment(runs)
     result["judge"] = _judge_part(
