@@ -343,3 +343,29 @@ def test_embedded_qwen_agent_makes_tool_calls_through_tau2_bench(tmp_path: Path)
     rec, calls, in_file = _qwen_run(tmp_path, f"{AGENTS}:user", "--temperature", "0.7")
     assert calls and len(calls) == rec["source"]["agent_info"]["tool_calls"] == in_file
     assert any(m["role"] == "tool" for m in rec["messages"])
+
+
+def test_the_lexical_agent_is_the_misleading_names_control_s_known_positive(
+    tmp_path: Path,
+) -> None:
+    """It picks tools by their names' words: a meaning-preserving rename keeps the match,
+    a misleading name wins it (issue 55). careful's control is no test of name reliance."""
+    code = main(["probe", "run", "--harness", "tau2", "--domain", "retail", "--policies",
+                 "lexical,careful,inert", "--conditions", "original,misleading_names",
+                 "--limit", "2", "--n-boot", "50", "--out", str(tmp_path)])  # fmt: skip
+    assert code == 0
+    doc = json.loads((tmp_path / "probe.json").read_text())
+    controls = {r["policy"]: r for r in doc["positive_controls"]}
+    assert controls["lexical"]["verdict"] == "detected" and controls["lexical"]["vrg"] == 1.0
+    assert controls["lexical"]["scope"] == "name_reliance"
+    assert controls["careful"]["scope"] == "not_a_test"
+
+
+def test_control_scope_reads_behaviour_and_the_renaming_gap() -> None:
+    from toolaudit.probes._controls import control_scope
+
+    assert control_scope({"behavior_changed_rate": 0.0, "vrg": 0.0}, None) == "not_a_test"
+    assert control_scope({"behavior_changed_rate": 1.0, "vrg": 0.6},
+                         {"vrg": 0.6}) == "not_separable"  # fmt: skip
+    assert control_scope({"behavior_changed_rate": 1.0, "vrg": 1.0},
+                         {"vrg": 0.2}) == "name_reliance"  # fmt: skip

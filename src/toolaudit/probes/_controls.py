@@ -60,6 +60,7 @@ def _excludes_zero_above(iv: Sequence[float | None] | None) -> bool:
 def positive_controls(cells: Sequence[dict[str, Any]], *, margin: float) -> list[dict[str, Any]]:
     """Per tool-using policy: the misleading-names control judged against headroom."""
     out = []
+    renamed = {c["policy"]: c for c in cells if c["condition"] == "tool_rename"}
     for c in cells:
         if c["condition"] != "misleading_names" or c["policy"] == NOOP:
             continue
@@ -88,9 +89,29 @@ def positive_controls(cells: Sequence[dict[str, Any]], *, margin: float) -> list
                 "delta": c.get("delta"),
                 "delta_ci90": c.get("delta_ci90"),
                 "n_pairs": c.get("n_pairs"),
+                "scope": control_scope(c, renamed.get(c["policy"])),
             }
         )
     return out
+
+
+def control_scope(misled: dict[str, Any], renamed: dict[str, Any] | None) -> str:
+    """What the misleading-names control can test for one agent:
+
+    * ``not_a_test``: the agent's actions did not change when the names misled it (it
+      picks tools by something other than their names, as ``careful`` picks by
+      description), so the control cannot show reliance on names for it;
+    * ``not_separable``: its misleading-names gap equals its renaming gap, so the control
+      does not separate being misled by names from losing the names;
+    * ``name_reliance``: otherwise (its gap under misleading names differs from its gap
+      under a meaning-preserving rename).
+    """
+    if misled.get("behavior_changed_rate") == 0:
+        return "not_a_test"
+    if renamed is not None and renamed.get("vrg") is not None and misled.get("vrg") is not None:
+        if abs(float(renamed["vrg"]) - float(misled["vrg"])) < 1e-9:
+            return "not_separable"
+    return "name_reliance"
 
 
 def mark_informative(cells: list[dict[str, Any]], controls: Sequence[dict[str, Any]]) -> None:
@@ -173,5 +194,5 @@ def headroom_finding(row: dict[str, Any], margin: float) -> Finding:
         f"original pass rate exceeds the margin {margin:g}",
         n=row.get("n_pairs"),
         subject=row["policy"],
-        details={"headroom": row["headroom"], "margin": margin},
+        details={"headroom": row["headroom"], "margin": margin, "scope": row.get("scope")},
     )

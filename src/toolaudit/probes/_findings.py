@@ -495,7 +495,20 @@ def _noop(f: Finding) -> str:
     )
 
 
+_SCOPE = {
+    "not_a_test": " For this agent it is not a test of name reliance: its actions did not "
+    "change when the names misled it (it chooses tools by something other than their names).",
+    "not_separable": " Its misleading-names gap equals its renaming gap, so the control does "
+    "not separate being misled by names from losing them.",
+    "name_reliance": "",
+}
+
+
 def _headroom(f: Finding) -> str:
+    return _headroom_verdict(f) + _SCOPE.get(str(f.details.get("scope")), "")
+
+
+def _headroom_verdict(f: Finding) -> str:
     d = f.details
     head = (
         f"Positive control (misleading names), {f.subject}: original pass rate {_f(d['headroom'])}"

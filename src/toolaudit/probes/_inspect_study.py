@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from toolaudit.progress import Progress
 
 SCRIPTED_POLICIES = ("careful", "overfit", "inert")
-HARNESS_POLICIES = (*SCRIPTED_POLICIES, "llm")
+HARNESS_POLICIES = (*SCRIPTED_POLICIES, "lexical", "llm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,7 @@ class HarnessStudyConfig:
         from toolaudit.probes._inspect_harness import generic_policy_error
 
         for p in self.run_policies():
-            if p in ("careful", "overfit"):
+            if p in ("careful", "overfit", "lexical"):
                 raise generic_policy_error(p)
         for field, given in (("user_model", self.user_model), ("max_turns", self.max_turns)):
             if given is not None:

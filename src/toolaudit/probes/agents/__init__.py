@@ -1,6 +1,6 @@
 """Agents shared by the harnesses: the scripted reference agents' decisions.
 
-``script``: what the scripted agents (``careful``, ``overfit``, ``inert``) and the scripted
+``script``: what the scripted agents (``careful``, ``overfit``, ``inert``, ``lexical``) and the scripted
 user do at each turn of a conversation over a task's reference actions, as plain data
 (a tool call to make or a text to say). Each harness wraps these decisions in its own
 model or agent interface (Inspect's ``mockllm``, tau2-bench's ``BaseAgent``), so the same

@@ -8,6 +8,12 @@ reference (its actions in order and the information the agent must communicate).
 * ``overfit`` performs the same actions under the *canonical names it memorised*: a
   renamed tool is not found, a misleading name runs another operation.
 * ``inert`` never calls a tool: the no-op baseline.
+* ``lexical`` performs the same actions choosing every tool by its *name*: the shown name
+  whose words best match the operation's canonical name. A meaning-preserving rename
+  (``fetch_order_details`` for ``get_order_details``) keeps the match, so it survives
+  ``tool_rename``; a misleading name (another tool's canonical name) wins the match, so
+  it follows it. It is the misleading-names control's known positive that renaming alone
+  does not trigger (not run by default).
 
 The scripted user opens the conversation, performs the actions the task assigns to the
 user (telecom's phone) when their turn comes, and ends the conversation (``###STOP###``)
@@ -22,7 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-SCRIPTED = ("careful", "overfit", "inert")
+#: Every scripted agent; ``DEFAULT_SCRIPTED`` are those a study runs without ``--policies``.
+SCRIPTED = ("careful", "overfit", "inert", "lexical")
+DEFAULT_SCRIPTED = ("careful", "overfit", "inert")
 STOP = "###STOP###"
 GREETING = "Hi, I need help with a request on my account."
 HAND_OVER = "Thanks, I have done that. Please go ahead."
@@ -96,16 +104,41 @@ def shown_name(
     descriptions: Mapping[str, str],
 ) -> str:
     """The name ``policy`` calls ``operation`` by, among the ``shown`` (name,
-    description) pairs: ``overfit`` its memorised canonical name, ``careful`` the shown
-    tool whose description is the operation's (``descriptions``: canonical name ->
+    description) pairs: ``overfit`` its memorised canonical name, ``lexical`` the shown
+    name most like the operation's (:func:`closest_name`), ``careful`` the shown tool
+    whose description is the operation's (``descriptions``: canonical name ->
     description)."""
     if policy == "overfit":
         return operation
+    if policy == "lexical":
+        return closest_name(operation, [name for name, _ in shown]) or operation
     wanted = descriptions.get(operation)
     for name, description in shown:
         if description == wanted:
             return name
     return operation
+
+
+def closest_name(operation: str, names: Sequence[str]) -> str | None:
+    """The name in ``names`` whose words best match ``operation``'s: most words in common
+    (``_``-separated), then the fewest words besides, then the closest spelling
+    (difflib's ratio), then the first; None when there are none.
+
+    >>> closest_name("get_order_details", ["fetch_order_details", "fetch_user_details"])
+    'fetch_order_details'
+    >>> closest_name("get_order_details", ["cancel_order", "get_order_details"])
+    'get_order_details'
+    """
+    from difflib import SequenceMatcher
+
+    want = set(operation.lower().split("_"))
+
+    def key(name: str) -> tuple[int, int, float]:
+        words = set(name.lower().split("_"))
+        ratio = SequenceMatcher(None, operation.lower(), name.lower()).ratio()
+        return (len(want & words), -len(words ^ want), ratio)
+
+    return max(names, key=key) if names else None
 
 
 def agent_turn(

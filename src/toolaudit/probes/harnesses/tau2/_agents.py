@@ -159,7 +159,9 @@ class InstructedUser(_ModelFreeUser):
 
 def register_scripted() -> None:
     """Register the scripted agents in tau2's registry (``toolaudit_careful``...)."""
-    for name in ("careful", "overfit", "inert"):
+    from toolaudit.probes.agents.script import SCRIPTED
+
+    for name in SCRIPTED:
         key = f"toolaudit_{name}"
         if key not in _REGISTRY.get_agents():
             _REGISTRY.register_agent(ScriptedAgent, key)

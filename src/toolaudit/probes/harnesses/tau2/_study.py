@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from toolaudit.errors import ConfigError, check_min
 from toolaudit.models import check_temperature
 from toolaudit.probes._inspect_records import HARNESS_CONDITIONS
-from toolaudit.probes.agents.script import SCRIPTED
+from toolaudit.probes.agents.script import DEFAULT_SCRIPTED, SCRIPTED
 from toolaudit.probes.harnesses.tau2._bench import TAU2_DOMAINS
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class Tau2StudyConfig:
         chosen = (("llm",) if self.model is not None else ()) + (
             ("agent",) if self.agent is not None else ()
         )
-        return (*chosen, "inert") if chosen else SCRIPTED
+        return (*chosen, "inert") if chosen else DEFAULT_SCRIPTED
 
     def run_conditions(self) -> tuple[str, ...]:
         """The conditions this study runs (``original`` first, always)."""
