@@ -814,3 +814,28 @@ def test_every_scorer_of_a_task_rescores_and_the_report_names_each(
     report = (out / "report.md").read_text()
     assert "Every scorer of the task, by name" in report and "called_get_weather" in report
     assert "Not mutated: tools the solver hands to a forked sub-agent" in report
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [(("solver=[use_tools(tools()), generate()], scorer=answer())",
+       "solver=[generate()], scorer=answer())"), "offers no tools to the model"),
+     (("    return [\n        Sample(id=\"paris\"", "    return []\n    return [\n        Sample(id=\"paris\""),
+      "The specified dataset is empty")],
+)  # fmt: skip
+def test_a_task_without_tools_or_samples_leaves_nothing_behind(
+    task_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    edit: tuple[str, str], message: str,
+) -> None:  # fmt: skip
+    """A task that offers no tools was refused only after its first run, leaving a logs/
+    folder and a lock behind (issue 56)."""
+    source = task_file.read_text(encoding="utf-8")
+    assert edit[0] in source
+    task = tmp_path / "tasks.py"
+    task.write_text(source.replace(edit[0], edit[1], 1), encoding="utf-8")
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task}@weather",
+            "--policies", "inert", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -264,10 +264,20 @@ def run_harness_records(
             # here, in one line, before the folder is touched
             check_model(load_model(spec), generates=True)
     # run_config.json is written with the first record: a failed start locks nothing
-    return run_study(
-        study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,
-        run_config=options,
-    )  # fmt: skip
+    existed = study.exists()
+    try:
+        return run_study(
+            study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,
+            run_config=options,
+        )  # fmt: skip
+    except ConfigError:
+        # refused at its first run (a task that offers no tools, a mutation that could not
+        # happen): a folder this command created and holds no record goes with it
+        if not existed and not (study / "records.jsonl").exists():
+            import shutil
+
+            shutil.rmtree(study, ignore_errors=True)
+        raise
 
 
 def run_harness_study(
