@@ -839,3 +839,24 @@ def test_a_task_without_tools_or_samples_leaves_nothing_behind(
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_harness_report_fits_a_1280_px_page_and_shows_only_what_ran(
+    task_file: Path, tmp_path: Path
+) -> None:
+    """Opened in headless Chromium as the demo's report is: no part runs off the page,
+    every figure decodes, and there is no judge alarm, token line or panel for what did
+    not run (issue 56)."""
+    from tests.report.browser import layout
+
+    out = tmp_path / "study"
+    argv = ["probe", "run", "--harness", "inspect", "--task", f"{task_file}@weather",
+            "--policies", "llm,inert", "--model", AGENT, "--conditions",
+            "original,tool_rename,misleading_names", "--report", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    report = (out / "report.md").read_text()
+    assert "probe.judge" not in report and "skipped_part" not in report
+    assert "tokens per conversation" not in report  # a py: agent reports no tokens
+    page = layout(out / "report.html", tmp_path)
+    assert page.scroll_width == page.client_width, f"page overflows: {page}"
+    assert page.images > 0 and page.broken_images == 0, page
