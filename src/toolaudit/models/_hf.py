@@ -414,10 +414,11 @@ def _check_loaded(model: Any, tok: Any, spec: str) -> None:
     import torch
 
     ids = tok(PROBE_TEXT, add_special_tokens=False)["input_ids"]
+    size = len(tok) if hasattr(tok, "__len__") else None
     rows = int(model.get_input_embeddings().weight.shape[0])
-    if len(tok) > rows:
+    if size is not None and size > rows:
         raise ModelError(
-            f"{spec}: its tokenizer has {len(tok):,} tokens but the model's embedding has "
+            f"{spec}: its tokenizer has {size:,} tokens but the model's embedding has "
             f"{rows:,} rows: the tokenizer belongs to another model (a token id past the "
             "table would fail mid-run); give the folder the model was saved with"
         )
