@@ -11,6 +11,8 @@ the machine's load, so the line also prints the 1-minute load average). The last
 
     prompt_ratio_<model>=<tokens/s over the 0.5B's> decode_ratio_<model>=<...> ...
 
+(``<model>`` is ``qwen15b`` or ``smollm2``).
+
     python benchmarks/embedded_speed.py [--prompt-tokens 2048] [--decode-tokens 32]
         [--repeats 2] [--threads 2]
     python benchmarks/embedded_speed.py --smoke   # 256 prompt and 4 decode tokens, once
@@ -93,10 +95,10 @@ def main() -> None:
             f"({args.threads} threads, load {load:.2f})"
         )
     base = rows["qwen"]
-    print(
+    print(  # keys without the dot of "qwen1.5b": a field is NAME=VALUE, NAME a word
         " ".join(
-            f"prompt_ratio_{n}={rows[n]['prompt_tps'] / base['prompt_tps']:.3f} "
-            f"decode_ratio_{n}={rows[n]['decode_tps'] / base['decode_tps']:.3f}"
+            f"prompt_ratio_{n.replace('.', '')}={rows[n]['prompt_tps'] / base['prompt_tps']:.3f} "
+            f"decode_ratio_{n.replace('.', '')}={rows[n]['decode_tps'] / base['decode_tps']:.3f}"
             for n in MODELS[1:]
         )
     )

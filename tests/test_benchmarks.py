@@ -160,7 +160,7 @@ def test_embedded_speed_smoke_times_the_three_models(shared_data):
     """The three GGUFs, loaded and timed by llama.cpp (about a minute on 2 busy cores)."""
     pytest.importorskip("llama_cpp")
     last = fields(smoke("embedded_speed.py", shared_data, timeout=600)[-1])
-    for name in ("qwen1.5b", "smollm2"):
+    for name in ("qwen15b", "smollm2"):
         ratio(last, f"prompt_ratio_{name}")
         ratio(last, f"decode_ratio_{name}")
 
