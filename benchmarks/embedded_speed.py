@@ -37,14 +37,13 @@ TRACE = "tau2/simulations/retail__gpt-4.1__user-gpt-4.1__test40x1.json"
 
 def judge_payload(data_root: Path) -> list[dict[str, Any]]:
     """The judge audit's chat payload for the first chosen record, as the study sends it."""
-    from toolaudit.probes._judge_protocol import record_id
-    from toolaudit.probes._judge_run import judge_contexts
-    from toolaudit.probes._judge_traces import choose_records
-    from toolaudit.probes._judge_views import seed_judge_messages
+    from toolaudit.probes.judges._prompts import judge_messages
+    from toolaudit.probes.judges._run import judge_contexts, record_id
+    from toolaudit.probes.judges._traces import choose_records
 
     (episode,) = choose_records([data_root / TRACE], 1, seed=0)
     contexts, _ = judge_contexts([episode], data_root=data_root)
-    return seed_judge_messages(episode, contexts[record_id(episode)], "original")
+    return judge_messages(episode, contexts[record_id(episode)], "original")
 
 
 def measure(name: str, chat: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:

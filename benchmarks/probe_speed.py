@@ -63,7 +63,7 @@ def _bootstrap(n_boot: int) -> tuple[float, float, float]:
 
 
 def _llm(model: str, tasks: int, seeds: int, n_jobs: int, temperature: float) -> None:
-    from toolaudit.probes._llm_agent import llm_factory
+    from toolaudit.probes.agents._llm import llm_factory
 
     opts = {"model": model, "temperature": temperature, "max_steps": 10}
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,9 +15,9 @@ from toolaudit.faults import FaultsConfig
 from toolaudit.leakage import DilutionConfig, LeakageConfig
 from toolaudit.leakage._contract import LeakageAuditConfig
 from toolaudit.probes import ProbeStudyConfig, analyze_study
-from toolaudit.probes._contract import ProbeCompareConfig, ProbeConfig
-from toolaudit.probes._judge_protocol import JudgeConfig
-from toolaudit.probes._llm_contract import ProbeLLMConfig
+from toolaudit.probes.contracts._llm import ProbeLLMConfig
+from toolaudit.probes.contracts._probe import ProbeCompareConfig, ProbeConfig
+from toolaudit.probes.judges._study import JudgeConfig
 from toolaudit.redaction import RedactionConfig, RedactionStudyConfig
 from toolaudit.traces._contract import TracesConfig
 
@@ -42,7 +42,7 @@ BAD: list[tuple[str, Callable[[], Any], str]] = [
     ("probe-llm-margin", lambda: ProbeLLMConfig(margin=1.5), "invalid margin=1.5"),
     ("probe-llm-temperature", lambda: ProbeLLMConfig(temperature=2.5), "invalid temperature=2.5"),
     ("judge-temperature", lambda: JudgeConfig("m", temperature=3.0), "invalid judge_temperature=3.0"),
-    ("judge-views", lambda: JudgeConfig("m", views=("sideways",)), "invalid views='sideways'"),
+    ("judge-views", lambda: JudgeConfig("m", views=("sideways",)), "invalid judge_views='sideways'"),
     ("redaction-scoring", lambda: RedactionConfig(scoring="vibes"), "invalid scoring='vibes'"),
     ("redaction-scale", lambda: RedactionConfig(scale=-1.0), "invalid scale=-1.0"),
     ("datasets-dataset", lambda: DatasetsConfig(dataset="nosuch"), "invalid dataset='nosuch'"),

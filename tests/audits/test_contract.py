@@ -66,7 +66,7 @@ def demo_out(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pat
     scale 0.02, one seed per probe cell). Only faults (a model run) is left out."""
     from toolaudit.leakage import FEATURE_SETS, LeakageConfig
     from toolaudit.leakage._contract import LeakageAuditConfig
-    from toolaudit.probes._contract import ProbeConfig
+    from toolaudit.probes.contracts._probe import ProbeConfig
     from toolaudit.redaction._contract import RedactionConfig
 
     out = tmp_path_factory.mktemp("demo")

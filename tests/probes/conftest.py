@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolaudit.probes import analyze_study, reduce_records, run_probe_study
-from toolaudit.probes._study import load_records
+from toolaudit.probes.study._records import load_records
 
 
 @pytest.fixture(scope="session")

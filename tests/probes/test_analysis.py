@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from toolaudit.probes import run_probe_study
-from toolaudit.probes._analysis import Run, analyze_runs, ptd_by_task
-from toolaudit.probes._policies import TOOL_USING
+from toolaudit.probes.agents._researchops import TOOL_USING
+from toolaudit.probes.analysis._runs import Run, analyze_runs, ptd_by_task
 
 
 def _cell(result: dict, policy: str, condition: str) -> dict:
@@ -158,7 +158,7 @@ def test_a_condition_that_errors_more_than_its_original_is_an_evaluation_effect(
 def test_the_gap_figure_has_a_panel_per_condition_run_and_none_other() -> None:
     """The committed telecom report drew empty frames for rubric_change and
     incentive_change, which the study did not run (issue 56)."""
-    from toolaudit.probes._report import _gap_figure
+    from toolaudit.probes.reports._study import _gap_figure
 
     cells = [{"policy": p, "condition": c, "vrg": 0.5, "vrg_rescored": 0.0}
              for p in ("careful", "inert") for c in ("tool_rename", "reformat", "repeat")]  # fmt: skip

@@ -8,7 +8,7 @@ import pytest
 
 from toolaudit.errors import DataError
 from toolaudit.probes import compare_files, read_side, rerun_flips
-from toolaudit.probes._compare import compare_sides
+from toolaudit.probes.analysis._compare import compare_sides
 from toolaudit.traces import Episode, write_jsonl
 
 RETAIL_A = "tau2/simulations/retail__gpt-4.1__user-gpt-4.1__test40x1.json"

@@ -3,13 +3,13 @@ judged against headroom, informative equivalence, and the first differing action
 
 from __future__ import annotations
 
-from toolaudit.probes._analysis import Run
-from toolaudit.probes._controls import (
+from toolaudit.probes.analysis._controls import (
     first_differences,
     mark_informative,
     noop_baseline,
     positive_controls,
 )
+from toolaudit.probes.analysis._runs import Run
 
 
 def _cell(policy: str, pass_orig: float, vrg: float, iv: list) -> dict:

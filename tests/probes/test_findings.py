@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 import inspect
 
-from toolaudit.probes import _report as report_module
 from toolaudit.probes import sentence, study_section
-from toolaudit.probes._findings import attribution, repeat_control_finding, study_findings
-from toolaudit.probes._selection import selection_experiment
+from toolaudit.probes.analysis._findings import attribution, repeat_control_finding, study_findings
+from toolaudit.probes.analysis._selection import selection_experiment
+from toolaudit.probes.reports import _study as report_module
 from toolaudit.report import Finding
 from toolaudit.report._document import render_markdown
 
@@ -102,7 +102,7 @@ def test_llm_cells_table_shows_each_pairs_rerun_beside_its_first_run() -> None:
     """Issue 26: the table showed the first run's pass rate and reward in the repeat row
     (0.000 and 0.421 in both rows) while the rerun passed with 0.8."""
     from toolaudit.audits import result_meta
-    from toolaudit.probes._llm_contract import PROBE_LLM_AUDIT, ProbeLLMResult
+    from toolaudit.probes.contracts._llm import PROBE_LLM_AUDIT, ProbeLLMResult
 
     cell = {"policy": "llm", "vrg": None, "n_pairs": 1, "pass_rate_original": 0.0,
             "reward_original": 0.421, "mean_calls_mutated": 3.0}  # fmt: skip

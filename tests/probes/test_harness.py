@@ -8,7 +8,7 @@ import pytest
 
 from toolaudit.errors import ConfigError, TraceFormatError
 from toolaudit.probes import run_probe_study
-from toolaudit.probes._harness import RunSpec, study_specs
+from toolaudit.probes.harnesses.researchops._harness import RunSpec, study_specs
 
 SMALL = {"tasks": [0, 1, 2, 3], "n_seeds": 2}
 

@@ -16,7 +16,7 @@ import pytest
 from toolaudit.cli.main import main
 from toolaudit.errors import ConfigError
 from toolaudit.probes import HarnessStudyConfig
-from toolaudit.probes._inspect_records import INSPECT_READER
+from toolaudit.probes.harnesses.inspect._records import INSPECT_READER
 
 AGENT = "py:tests.probes._generic_agent:agent"
 CONDITIONS = "original,tool_rename,reformat,misleading_names,repeat"
@@ -413,7 +413,7 @@ def test_generate_recorder_shows_mutated_tools_once_and_leaves_the_task_tools_al
     import anyio
     from inspect_ai.tool import ToolDef
 
-    from toolaudit.probes._inspect_generic import GenerateRecorder
+    from toolaudit.probes.harnesses.inspect._generic import GenerateRecorder
 
     state, tools = _state_with_tools()
     offered: list[list[tuple[str, str]]] = []
@@ -452,8 +452,8 @@ def test_generic_registry_name_resolves_like_inspect_eval(task_file: Path, tmp_p
     """A name in Inspect's task registry (here registered by loading the file, as an
     installed package's entry point registers its tasks) is a task as ``inspect eval``
     takes it."""
-    from toolaudit.probes._inspect_generic import GenericDomain
-    from toolaudit.probes._inspect_harness import InspectHarness, InspectRunSpec
+    from toolaudit.probes.harnesses.inspect._generic import GenericDomain
+    from toolaudit.probes.harnesses.inspect._harness import InspectHarness, InspectRunSpec
 
     GenericDomain(f"{task_file}@weather").loaded()
     assert HarnessStudyConfig(task="weather_names", policies=("inert",)).run_policies() == (

@@ -14,9 +14,10 @@ import pytest
 from toolaudit.cli.main import main
 from toolaudit.errors import ConfigError
 from toolaudit.probes import HarnessStudyConfig
-from toolaudit.probes._inspect_harness import InspectHarness, InspectRunSpec, map_back_sample
-from toolaudit.probes._inspect_records import tool_mutation
-from toolaudit.probes._inspect_tau2 import Tau2Domain, tool_names
+from toolaudit.probes._mutations import tool_mutation
+from toolaudit.probes.harnesses.inspect._harness import InspectHarness, InspectRunSpec
+from toolaudit.probes.harnesses.inspect._samples import map_back_sample
+from toolaudit.probes.harnesses.inspect._tau2 import Tau2Domain, tool_names
 
 RETAIL = "inspect_evals/tau2_retail"
 TELECOM = "inspect_evals/tau2_telecom"

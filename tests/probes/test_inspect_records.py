@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolaudit.errors import ConfigError
-from toolaudit.probes._inspect_records import (
+from toolaudit.probes._mutations import (
     HARNESS_CONDITIONS,
     NOT_A_TOOL,
     canonical_episode,

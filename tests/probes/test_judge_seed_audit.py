@@ -18,14 +18,9 @@ from toolaudit.probes import (
     seed_judge_audit,
     select_records,
 )
-from toolaudit.probes._judge_protocol import parse_reply
-from toolaudit.probes._judge_run import (
-    JudgeAuditConfig,
-    judge_contexts,
-    judge_setting,
-    run_judges,
-)
-from toolaudit.probes._judge_views import seed_judge_messages
+from toolaudit.probes.judges._prompts import judge_messages
+from toolaudit.probes.judges._replies import parse_reply
+from toolaudit.probes.judges._run import JudgeAuditConfig, judge_contexts, judge_setting, run_judges
 from toolaudit.traces import Episode, load_episodes
 
 STEADY = "py:tests.probes._seed_judges:steady"
@@ -43,7 +38,7 @@ def _text(messages: list[dict]) -> str:
 
 @pytest.mark.parametrize("name", ["retail__gpt-4.1__user-gpt-4.1__test40x1.json",
                                   "airline__qwen2.5-7b__user-gpt-4.1__50x1.json"])  # fmt: skip
-def test_seed_judge_messages_withhold_identity_and_reward(shared_data: Path, name: str) -> None:
+def test_judge_messages_withhold_identity_and_reward(shared_data: Path, name: str) -> None:
     path = shared_data / "tau2" / "simulations" / name
     doc = json.loads(path.read_text(encoding="utf-8"))
     models = {doc["info"]["agent_info"]["llm"], doc["info"]["user_info"]["llm"]}
@@ -57,12 +52,12 @@ def test_seed_judge_messages_withhold_identity_and_reward(shared_data: Path, nam
             "source": {**ep.source, "agent_model": "x", "user_model": "y", "episode_id": "z"},
         })  # fmt: skip
         for view in VIEWS:
-            payload = seed_judge_messages(ep, ctx, view)
+            payload = judge_messages(ep, ctx, view)
             text = _text(payload).lower()
             assert "reward" not in text
             assert not any(m.lower() in text for m in models)
             assert ep.source["episode_id"] not in text
-            assert seed_judge_messages(other, ctx, view) == payload
+            assert judge_messages(other, ctx, view) == payload
 
 
 def test_seed_judge_views_rename_consistently_and_repeat_is_identical(shared_data: Path) -> None:
@@ -71,9 +66,9 @@ def test_seed_judge_views_rename_consistently_and_repeat_is_identical(shared_dat
     assert fallbacks == []  # retail's policy and tasks are in the shared data
     for ep in chosen:
         ctx = contexts[ep.source["episode_id"]]
-        original = seed_judge_messages(ep, ctx, "original")
-        assert seed_judge_messages(ep, ctx, "repeat") == original
-        renamed = _text(seed_judge_messages(ep, ctx, "tool_rename"))
+        original = judge_messages(ep, ctx, "original")
+        assert judge_messages(ep, ctx, "repeat") == original
+        renamed = _text(judge_messages(ep, ctx, "tool_rename"))
         for name in ctx.tools:  # no canonical name survives anywhere, in policy or calls
             assert (
                 re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", renamed) is None
@@ -358,7 +353,7 @@ def test_judge_audit_shares_records_over_several_agents_files(
 
 def test_judge_calls_go_record_by_record_in_prefix_cache_order() -> None:
     from toolaudit.probes import JudgeAuditConfig
-    from toolaudit.probes._judge_run import _call_order
+    from toolaudit.probes.judges._run import _call_order
 
     eps = [Episode(task_id=str(i), trial=0, reward=1.0, source={"episode_id": f"e{i}"})
            for i in range(2)]  # fmt: skip
@@ -419,7 +414,7 @@ def test_judge_audit_partial_analyses_whole_records_without_asking(
 
 
 def test_report_says_when_two_judges_are_settings_of_one_model() -> None:
-    from toolaudit.probes._judge_seed_report import _sentences
+    from toolaudit.probes.judges._seed_report import _sentences
 
     vs = [_v(j, "original", rep, rec, verdict, 1.0, "ok")
           for j, verdict in (("m,threads=2", "pass"), ("m,threads=2,temperature=0", "fail"))
@@ -492,8 +487,8 @@ def test_reason_first_prompt_asks_for_a_labelled_reason_then_the_verdict(
     (ep,) = select_records(list(load_episodes(_retail(shared_data))), 1, seed=0)
     contexts, _ = judge_contexts([ep], data_root=shared_data)
     ctx = next(iter(contexts.values()))
-    new = seed_judge_messages(ep, ctx, "original")
-    old = seed_judge_messages(ep, ctx, "original", "verdict-first")
+    new = judge_messages(ep, ctx, "original")
+    old = judge_messages(ep, ctx, "original", "verdict-first")
     assert new[1]["content"].endswith("Reason (one sentence), then Verdict (PASS, FAIL or "
                                       "INSUFFICIENT):")  # fmt: skip
     assert "First line: 'Reason:'" in new[0]["content"]
@@ -524,7 +519,7 @@ def test_reason_first_prompt_asks_for_a_labelled_reason_then_the_verdict(
     ],
 )  # fmt: skip
 def test_parse_labelled_reply(reply: str, verdict: str, reason: str | None) -> None:
-    from toolaudit.probes._judge_protocol import has_reason, parse_labelled_reply
+    from toolaudit.probes.judges._replies import has_reason, parse_labelled_reply
 
     got = parse_labelled_reply(reply)
     assert got[0] == verdict

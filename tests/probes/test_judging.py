@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from toolaudit.probes import JudgeConfig, judge_audit, judge_records, run_one
-from toolaudit.probes._harness import RunSpec
-from toolaudit.probes._judge_protocol import judge_messages, parse_verdict, render_record
+from toolaudit.probes.harnesses.researchops._harness import RunSpec
+from toolaudit.probes.judges._prompts import judge_messages
+from toolaudit.probes.judges._replies import parse_verdict
+from toolaudit.probes.judges._views import record_context, render_record
 
 
 class _FixtureJudge:
@@ -45,7 +47,7 @@ def test_views_show_different_parts_and_withhold_identity_and_reward(episodes: l
     final = render_record(ep, "final_answer")
     assert final.count("CALL") == 1 and "submit_report" in final
     for view in ("full", "final_answer", "procedure"):
-        text = str(judge_messages(ep, view))
+        text = str(judge_messages(ep, record_context(ep), view, "study"))
         assert "careful" not in text and 'reward": ' not in text and "passed" not in text
         assert "PASS, FAIL or INSUFFICIENT" in text
 
@@ -62,7 +64,8 @@ def test_judge_records_repeats_are_byte_identical_and_unparseable_counted(
     episodes: list, tmp_path: Path
 ) -> None:
     lm = _FixtureJudge(["PASS", "FAIL", "no idea"])
-    cfg = JudgeConfig(model="fixture", n_repeats=2, temperature=0.0)
+    cfg = JudgeConfig(model="fixture", n_repeats=2, temperature=0.0, prompt="study",
+                      views=("full", "final_answer", "procedure"))  # fmt: skip
     out = judge_records(episodes, cfg, out_path=tmp_path / "v.jsonl", load=lambda spec: lm)
     assert len(out) == len(episodes) * 3 * 2 == len(lm.payloads)
     # Repeat r and r+1 of the same (record, view) are consecutive calls with equal payloads.
@@ -93,3 +96,40 @@ def test_judge_audit_kappa_is_sklearns() -> None:
     assert got == pytest.approx(
         cohen_kappa_score([str(v == "pass") for v in verdicts], [str(n >= 0.5) for n in native])
     )
+
+
+def test_study_judge_runs_the_seed_protocol_by_default(episodes: list, tmp_path: Path) -> None:
+    """One judge protocol (issue 53): the study's judge sends the payloads, seeds and
+    parsing of ``probe judge-audit`` (``run_judges``), with the seed's views and the
+    ``reason-first`` prompt unless told otherwise."""
+    from toolaudit.probes.judges._run import JudgeAuditConfig, call_seed, run_judges
+
+    class Seeds(_FixtureJudge):
+        def generate(self, messages, tools=None, **kw):
+            self.seeds = [*getattr(self, "seeds", []), kw["seed"]]
+            return super().generate(messages, tools, **kw)
+
+    reply = ["Reason: The report names the right dataset.\nVerdict: PASS"]
+    study_lm, audit_lm = Seeds(reply), Seeds(reply)
+    cfg = JudgeConfig(model="fixture", n_repeats=1)
+    assert cfg.views == ("original", "repeat", "tool_rename", "reformat")
+    assert cfg.prompt == "reason-first" and cfg.reply_tokens == 128
+    verdicts = judge_records(episodes[:1], cfg, load=lambda spec: study_lm)
+    contexts = {"ro-01/careful/original/0": record_context(episodes[0])}
+    audit = JudgeAuditConfig(judges=("fixture",), n_repeats=1, n_records=1)
+    run_judges(episodes[:1], contexts, audit, out_path=None, load=lambda spec: audit_lm)
+    assert study_lm.payloads == audit_lm.payloads and study_lm.seeds == audit_lm.seeds
+    assert study_lm.seeds[0] == call_seed(0, "fixture", "ro-01/careful/original/0", "original", 0)
+    assert [v.verdict for v in verdicts] == ["pass"] * 4
+    assert verdicts[0].reason == "The report names the right dataset."
+    assert study_lm.payloads[1] == study_lm.payloads[0] != study_lm.payloads[2]
+    assert "careful" not in str(study_lm.payloads)
+
+
+def test_study_prompt_takes_content_cuts_only() -> None:
+    from toolaudit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="content cuts"):
+        JudgeConfig(model="x", prompt="study")
+    with pytest.raises(ConfigError, match="judge_views"):
+        JudgeConfig(model="x", views=("sideways",))

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from toolaudit.probes import analyze_study, run_probe_study
-from toolaudit.probes._harness import RunSpec, run_one
-from toolaudit.probes._llm_agent import LLMAgent, tool_schemas
-from toolaudit.probes._mutations import condition_config
-from toolaudit.probes._suite import make_task, task_view
+from toolaudit.probes.agents._llm import LLMAgent, tool_schemas
+from toolaudit.probes.harnesses.researchops._harness import RunSpec, run_one
+from toolaudit.probes.harnesses.researchops._mutations import condition_config
+from toolaudit.probes.harnesses.researchops._suite import make_task, task_view
 from toolaudit.traces import ToolCall
 
 
@@ -106,7 +106,7 @@ def test_llm_study_with_embedded_qwen_and_real_judge(tmp_path: Path) -> None:
     """The real embedded instruct model as agent and judge: one task, original and repeat
     (about 15 minutes on 2 loaded cores)."""
     from toolaudit.probes import JudgeConfig
-    from toolaudit.probes._llm_agent import llm_factory
+    from toolaudit.probes.agents._llm import llm_factory
 
     opts = {"model": "embedded:qwen", "temperature": 0.7, "max_steps": 2}
     run_probe_study(
@@ -119,11 +119,13 @@ def test_llm_study_with_embedded_qwen_and_real_judge(tmp_path: Path) -> None:
         agent_options={"llm": opts},
     )
     result = analyze_study(
-        tmp_path, n_boot=100, judge=JudgeConfig(model="embedded:qwen", n_repeats=2, n_records=1)
+        tmp_path,
+        n_boot=100,
+        judge=JudgeConfig(model="embedded:qwen", n_repeats=2, n_records=1),  # the seed protocol
     )
     assert result["policies_run"] == ["llm"]
     agent = result["agents"][0]
     assert agent["runs"] == 2 and agent["generations"] >= 2
     assert [r["policy"] for r in result["repeat_control"]] == ["llm"]
     assert result["judge"]["simulated"] is False
-    assert result["judge"]["n_verdicts"] == 1 * 3 * 2
+    assert result["judge"]["n_verdicts"] == 1 * 4 * 2  # original, repeat, tool_rename, reformat

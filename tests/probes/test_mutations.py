@@ -16,16 +16,16 @@ from toolaudit.probes import (
     invert_episode,
     run_one,
 )
-from toolaudit.probes._harness import RunSpec
-from toolaudit.probes._mutations import (
+from toolaudit.probes._mutations import action_sequence
+from toolaudit.probes.harnesses.researchops._harness import RunSpec
+from toolaudit.probes.harnesses.researchops._mutations import (
     CONDITIONS,
     DEFAULT_ALIASES,
-    action_sequence,
     condition_config,
     format_observation,
     unformat_observation,
 )
-from toolaudit.probes._suite import make_task, task_view
+from toolaudit.probes.harnesses.researchops._suite import make_task, task_view
 
 
 def test_conditions_names_are_the_stable_interface() -> None:

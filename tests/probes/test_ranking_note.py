@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolaudit.probes._analysis import policy_summary
+from toolaudit.probes.analysis._runs import policy_summary
 
 
 def _cells(policy: str, vrg: float, msr: float) -> list[dict[str, Any]]:

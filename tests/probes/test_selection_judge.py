@@ -9,7 +9,7 @@ import pytest
 from tests.probes._simulated_judges import simulate_verdicts
 from toolaudit.errors import TraceFormatError
 from toolaudit.probes import VerdictRecord, judge_audit, read_verdicts
-from toolaudit.probes._selection import selection_experiment
+from toolaudit.probes.analysis._selection import selection_experiment
 
 
 def test_selection_visible_proxy_picks_exploit_others_pick_careful(study_runs: list) -> None:

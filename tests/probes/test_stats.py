@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from toolaudit.probes import Replicates, cluster_mean_replicates, pass_hat_k
-from toolaudit.probes._stats import corrected_equivalence
+from toolaudit.probes.analysis._stats import corrected_equivalence
 from toolaudit.stats._paired import cluster_mean_bootstrap
 
 

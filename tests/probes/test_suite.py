@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from toolaudit.probes import EvalConfig, invert_episode, run_one
-from toolaudit.probes._harness import RunSpec
-from toolaudit.probes._mutations import condition_config
-from toolaudit.probes._suite import N_TASKS, ResearchOpsEnv, is_proxy_task, make_task
-from toolaudit.probes._verifier import PASS_THRESHOLD, CompositeVerifier
+from toolaudit.probes.harnesses.researchops._harness import RunSpec
+from toolaudit.probes.harnesses.researchops._mutations import condition_config
+from toolaudit.probes.harnesses.researchops._suite import (
+    N_TASKS,
+    ResearchOpsEnv,
+    is_proxy_task,
+    make_task,
+)
+from toolaudit.probes.harnesses.researchops._verifier import PASS_THRESHOLD, CompositeVerifier
 
 
 def test_make_task_has_25_tasks_12_with_proxy_channel() -> None:

@@ -57,12 +57,12 @@ def test_demo_config_runs_every_condition_on_twenty_tasks_and_records_the_limit(
 def test_without_the_inspect_extra_the_part_is_a_recorded_skip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import toolaudit.probes._inspect_harness as harness
+    import toolaudit.probes.harnesses.inspect._tasks as tasks
 
     def missing() -> None:
         raise MissingDependencyError("inspect-ai inspect-evals", "inspect")
 
-    monkeypatch.setattr(harness, "require_inspect", missing)
+    monkeypatch.setattr(tasks, "require_inspect", missing)
     audit = load_audit("probe_tau2")
     result = run_audit("probe_tau2", tmp_path, config=audit.demo_config(seed=0, data_root=None))
     assert result.records == 0 and audit.sections(result) == []

@@ -17,7 +17,7 @@ from toolaudit.errors import ConfigError
 
 pytest.importorskip("tau2")
 
-from toolaudit.probes.harnesses.tau2 import Tau2StudyConfig  # noqa: E402
+from toolaudit.probes import Tau2StudyConfig  # noqa: E402
 
 CONDITIONS = "original,tool_rename,reformat,misleading_names,repeat"
 # A telecom task whose reward basis includes ACTION (one agent action,
@@ -291,7 +291,7 @@ def test_concurrent_conversations_give_the_serial_records(tmp_path: Path) -> Non
 
 
 def test_transfer_rule() -> None:
-    from toolaudit.probes._parity import transfer
+    from toolaudit.probes.study._parity import transfer
 
     assert transfer([0.1, 0.5], [0.2, 0.9]) == "both"
     assert transfer([0.1, 0.5], [-0.1, 0.3]) == "a_only"
@@ -362,7 +362,7 @@ def test_the_lexical_agent_is_the_misleading_names_control_s_known_positive(
 
 
 def test_control_scope_reads_behaviour_and_the_renaming_gap() -> None:
-    from toolaudit.probes._controls import control_scope
+    from toolaudit.probes.analysis._controls import control_scope
 
     assert control_scope({"behavior_changed_rate": 0.0, "vrg": 0.0}, None) == "not_a_test"
     assert control_scope({"behavior_changed_rate": 1.0, "vrg": 0.6},

@@ -9,7 +9,8 @@ its orchestrator, environments and evaluator).
 
 The analysis (VRG, rescored VRG, MSR/MTR, behaviour change, equivalence, McNemar, the
 controls) never asks which harness produced a record: it reads every record through a
-:class:`RecordReader`, chosen by the record's ``source.harness``:
+:class:`RecordReader`, chosen by the record's ``source.harness``
+(:func:`toolaudit.probes.harnesses.reader_of`):
 
 * ``canonical(episode)`` maps the trajectory back to canonical tool names and
   presentation (what the agent did, in the original evaluation's terms);
@@ -21,9 +22,12 @@ controls) never asks which harness produced a record: it reads every record thro
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from toolaudit.errors import ConfigError
 from toolaudit.traces import Episode
 
 HARNESSES = ("researchops", "inspect", "tau2")
@@ -73,18 +77,31 @@ class Harness(RecordReader, Protocol):
         ...
 
 
-def reader_of(episode: Episode) -> RecordReader:
-    """The reader of a record, by its ``source.harness`` (ResearchOps when absent: the
-    records written before the seam existed)."""
-    name = str(episode.source.get("harness", "researchops"))
-    if name == "tau2":
-        from toolaudit.probes.harnesses.tau2._records import TAU2_READER
+def config_hash(config: dict[str, Any]) -> str:
+    """A run's configuration hash: 16 hex digits of SHA-256 over its sorted, compact
+    JSON (every harness hashes its run specs this way)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-        return TAU2_READER
-    if name == "inspect":
-        from toolaudit.probes._inspect_records import INSPECT_READER
 
-        return INSPECT_READER
-    from toolaudit.probes._harness import RESEARCHOPS_READER
-
-    return RESEARCHOPS_READER
+def choose_ids(
+    ids: Sequence[str],
+    *,
+    task_ids: Sequence[str] | None,
+    limit: int | None,
+    what: str,
+    noun: str = "sample",
+) -> list[str]:
+    """The ids a study runs: the named ``task_ids`` (each must be one of ``ids``; a
+    repeat runs once), else the first ``limit``, else all. ``what`` names the task set and
+    ``noun`` its items in the refusal of an unknown id."""
+    if task_ids is not None:
+        known = set(ids)
+        unknown = [t for t in task_ids if t not in known]
+        if unknown:
+            raise ConfigError(
+                f"--task-ids: {what} has no {noun} {unknown[0]!r} "
+                f"(it has {len(ids)}, e.g. {list(ids)[:3]})"
+            )
+        return list(dict.fromkeys(task_ids))
+    return list(ids[:limit]) if limit is not None else list(ids)

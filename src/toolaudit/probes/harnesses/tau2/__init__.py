@@ -12,14 +12,11 @@ domain's own environment).
 Modules: ``_bench`` (importing tau2, its tasks and environments, the mutated
 environment, evaluation), ``_agents`` (scripted agents and users, the toolaudit model
 agent and user simulator), ``_records`` (a run's spec, the reader, mapping a simulation
-back), ``_harness`` (one run), ``_study`` (a study's options and runs). Imports nothing of the analysis or the report.
+back), ``_harness`` (one run). A study's options and its runs are in
+:mod:`toolaudit.probes.study`. May import the seam, the shared mutations, the agents and
+``toolaudit.models``; never the analysis, the judges, the report or a study.
 """
 
 from toolaudit.probes.harnesses.tau2._bench import TAU2_DOMAINS
-from toolaudit.probes.harnesses.tau2._study import (
-    Tau2StudyConfig,
-    run_tau2_records,
-    run_tau2_study,
-)
 
-__all__ = ["TAU2_DOMAINS", "Tau2StudyConfig", "run_tau2_records", "run_tau2_study"]
+__all__ = ["TAU2_DOMAINS"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolaudit.probes._inspect_records import UNPARSED
+from toolaudit.probes._mutations import UNPARSED
 from toolaudit.probes.agents.script import (
     Cursor,
     ToolUse,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolaudit.errors import ConfigError, MissingDependencyError
-from toolaudit.probes._inspect_records import NOT_A_TOOL, ToolMutation, reformat_text
+from toolaudit.probes._mutations import NOT_A_TOOL, ToolMutation, reformat_text
 
 TAU2_DOMAINS = ("retail", "airline", "telecom")
 _REGISTERED: dict[str, str] = {}

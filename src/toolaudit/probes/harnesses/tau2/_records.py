@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from toolaudit.probes._inspect_records import (
-    HARNESS_CONDITIONS,
-    NOT_A_TOOL,
-    InspectReader,
-    ToolMutation,
-)
+from toolaudit.probes._mutations import HARNESS_CONDITIONS, NOT_A_TOOL, RecordedReader, ToolMutation
 from toolaudit.probes.agents.script import Reference, ReferenceAction
 from toolaudit.probes.harnesses.tau2._bench import one_line
 from toolaudit.traces import Episode
@@ -30,7 +26,26 @@ class ParticipantError(RuntimeError):
         self.where = where
 
 
-class Tau2Reader(InspectReader):
+class RunSettings(Protocol):
+    """What one run needs of its harness (:class:`~._harness.Tau2Harness` has it): the
+    domain, the study folder, the models and their sampling, the user's agent class."""
+
+    domain: Any
+    out: Path
+    model: str | None
+    user_model: str | None
+    temperature: float | None
+    max_tokens: int
+    agent: str | None
+    agent_llm: str | None
+    agent_llm_args: dict[str, Any] | None
+
+    def lm(self, spec: str, role: str) -> Any:
+        """The loaded model of ``spec`` for ``role`` (one per spec and role)."""
+        ...
+
+
+class Tau2Reader(RecordedReader):
     """tau2 records as the analysis reads them: the agent's side of the trajectory mapped
     back through the record's own mutation (the user simulator's own calls, telecom's
     phone, are never mutated and stay as they are), and tau2's evaluator's reward on the
@@ -41,7 +56,7 @@ class Tau2Reader(InspectReader):
 
     def canonical(self, episode: Episode) -> Episode:
         """The agent's calls and their returns in canonical names and presentation."""
-        from toolaudit.probes._inspect_records import mutation_of, unformat_text
+        from toolaudit.probes._mutations import mutation_of, unformat_text
 
         mutation = mutation_of(episode)
         if mutation.identity:
@@ -101,7 +116,7 @@ class Tau2RunSpec:
 
     def config_hash(self) -> str:
         """A stable 16-hex-digit hash of :meth:`config`."""
-        from toolaudit.probes._runspec import config_hash
+        from toolaudit.probes._seam import config_hash
 
         return config_hash(self.config())
 
