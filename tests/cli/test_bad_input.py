@@ -328,6 +328,8 @@ OPTION_CASES: list[Case] = [
     E("redact-seed-negative", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--seed", "-1"], "--seed", "-1"),
     E("redact-max-tool-lines-0", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--max-tool-lines", "0"], "--max-tool-lines", "'0'"),
     E("redact-scoring-bogus", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--scoring", "bogus"], "--scoring", "bogus"),
+    E("redact_seeds-missing", lambda f, o: ["redact-seeds", s(o / "nope"), "--out", s(o)], "nope", "redaction.json"),
+    E("redact_seeds-not-json", lambda f, o: ["redact-seeds", s(f.afile), "--out", s(o)], "afile.txt", "not JSON"),
     E("redact-out-file", lambda f, o: ["redact", s(f.tcr), "--out", s(f.afile), "--model", f"sklearn:{f.frozen}"], "--out", "afile.txt"),
     E("redact-tau2-file", lambda f, o: ["redact", s(f.retail), "--out", s(o), "--model", f"sklearn:{f.frozen}"], "retail__gpt-4.1__user-gpt-4.1__test40x1.json", "tau2", "traces convert"),
     E("redact-class-from-list", lambda f, o: ["redact", s(f.tcr), "--out", s(o), "--model", f"sklearn:{f.frozen}", "--class-from", s(f.listjson)], "list.json"),
@@ -466,7 +468,7 @@ def test_bad_input_matrix_cell(
 def test_bad_input_matrix_covers_every_command() -> None:
     from toolaudit.cli.main import commands
 
-    prefixes = {c.id.split("-")[0] for c in CASES}
+    prefixes = {c.id.split("-")[0].replace("_", "-") for c in CASES}
     assert set(commands()) <= prefixes | {"models"} and "train" in prefixes
     for kind, _, _ in BAD_FILES:
         assert sum(c.id.endswith(f"-{kind}") for c in CASES) >= 8, kind

@@ -30,7 +30,8 @@ def test_every_registered_command_has_help_with_example():
 
 def test_commands_follow_the_audit_registry_in_help_order():
     assert list(commands()) == [
-        "traces", "datasets", "leakage", "redact", "models", "probe", "faults", "demo"
+        "traces", "datasets", "leakage", "redact", "redact-seeds", "models", "probe", "faults",
+        "demo",
     ]  # fmt: skip
     assert set(commands()) == {*audit_commands(), *TOOL_COMMANDS}
 

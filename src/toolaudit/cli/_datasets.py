@@ -45,6 +45,13 @@ def register(sub: Any) -> None:
         "the seed-calibrated value; 0 plants nothing). A non-default value is a relaxed "
         "parameter: record it as a fallback where results are reported",
     )
+    make.add_argument(
+        "--cluster-strength",
+        default=None,
+        help="per-cluster multipliers of the strength: 'seed' (the seed's heterogeneity, "
+        "calibrated to its Table 6: weak in C1 and C3, none in C5), 'default', or "
+        "CLUSTER=MULTIPLIER,... such as C5=0 (the others as by default)",
+    )
     make.add_argument("--json", action="store_true", help="print the counts as JSON")
     make.set_defaults(func=_make)
     listing = add_parser(
@@ -64,6 +71,7 @@ def _make(args: argparse.Namespace) -> int:
     from toolaudit.datasets import (
         STRENGTH,
         DatasetManifest,
+        parse_cluster_strength,
         validate_scale,
         validate_strength,
         write_tcr_shortcut,
@@ -71,10 +79,12 @@ def _make(args: argparse.Namespace) -> int:
 
     scale = validate_scale(args.scale)
     strength = STRENGTH if args.strength is None else validate_strength(args.strength)
+    clusters = (
+        None if args.cluster_strength is None else parse_cluster_strength(args.cluster_strength)
+    )
     with progress(f"generating {args.name}") as cb:
-        path = write_tcr_shortcut(
-            args.out, scale=scale, seed=args.seed, strength=strength, progress=cb
-        )
+        path = write_tcr_shortcut(args.out, scale=scale, seed=args.seed, strength=strength,
+                                  cluster_strength=clusters, progress=cb)  # fmt: skip
     manifest = DatasetManifest.model_validate_json(
         (path.parent / "dataset.json").read_text(encoding="utf-8")
     )

@@ -445,7 +445,7 @@ def _train(args: argparse.Namespace) -> int:
         raise DataError(f"{path}: no such file (expected examples.jsonl)")
     examples = list(read_jsonl(path, Example))
     if args.kind == "lm":
-        return _train_lm(args, examples)
+        return _train_lm(args, examples, path)
     try:
         target = output_file(str(args.out))
     except argparse.ArgumentTypeError as exc:
@@ -460,9 +460,10 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train_lm(args: argparse.Namespace, examples: list[Any]) -> int:
+def _train_lm(args: argparse.Namespace, examples: list[Any], path: Path) -> int:
     from toolaudit.cli._common import progress
     from toolaudit.redaction import LMTrainConfig, train_controlled_lm
+    from toolaudit.report import file_digest
 
     try:
         folder = output_dir(str(args.out))
@@ -481,7 +482,8 @@ def _train_lm(args: argparse.Namespace, examples: list[Any]) -> int:
         max_tool_lines=args.max_tool_lines,
     )
     with progress("train-controlled lm") as cb:
-        result = train_controlled_lm(examples, folder, config=config, progress=cb)
+        data = {"name": path.parent.name, "sha256": file_digest(path)}
+        result = train_controlled_lm(examples, folder, config=config, progress=cb, data=data)
     ev = result.summary["eval"]
     if args.json:
         print_json({"out": str(result.folder), "spec": result.spec, **result.summary})

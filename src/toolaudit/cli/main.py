@@ -44,7 +44,7 @@ logger = logging.getLogger("toolaudit.cli")
 
 # Subcommands that are not audits (each has its module toolaudit.cli._<name>) -> the
 # command it is listed after in --help (None: last), keeping the order users know.
-TOOL_COMMANDS: dict[str, str | None] = {"models": "redact", "demo": None}
+TOOL_COMMANDS: dict[str, str | None] = {"redact-seeds": "redact", "models": "redact", "demo": None}
 _MODULE_PREFIX = "toolaudit.cli._"
 
 
@@ -54,14 +54,15 @@ def commands() -> dict[str, str]:
     placed after theirs. Generic audit subcommands map to ``toolaudit.cli._audit``.
 
     >>> list(commands())
-    ['traces', 'datasets', 'leakage', 'redact', 'models', 'probe', 'faults', 'demo']
+    ['traces', 'datasets', 'leakage', 'redact', 'redact-seeds', 'models', 'probe', 'faults', 'demo']
     """
     out: dict[str, str] = {}
     for command, generic in audit_commands().items():
         out[command] = _MODULE_PREFIX + ("audit" if generic else command)
-        out |= {t: _MODULE_PREFIX + t for t, after in TOOL_COMMANDS.items() if after == command}
+        out |= {t: _MODULE_PREFIX + t.replace("-", "_")
+                for t, after in TOOL_COMMANDS.items() if after == command}  # fmt: skip
     for tool in TOOL_COMMANDS:  # after None, or after a command no longer registered
-        out.setdefault(tool, _MODULE_PREFIX + tool)
+        out.setdefault(tool, _MODULE_PREFIX + tool.replace("-", "_"))
     return out
 
 

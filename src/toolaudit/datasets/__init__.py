@@ -6,7 +6,9 @@ with one planted, known shortcut (the "PDB id" prefix); see ``make_tcr_shortcut`
 
 from toolaudit.datasets._contract import DATASETS_AUDIT, DatasetsConfig, strength_fallback
 from toolaudit.datasets._identifiers import (
+    SEED_CLUSTER_STRENGTH,
     STRENGTH,
+    parse_cluster_strength,
     prefix_auroc,
     validate_strength,
 )
@@ -27,6 +29,8 @@ from toolaudit.datasets._tcr_shortcut import (
 from toolaudit.datasets._tcr_tools import TCR_FORMAT_PATTERNS, TCR_TOOLS
 
 __all__ = [
+    "SEED_CLUSTER_STRENGTH",
+    "parse_cluster_strength",
     "DATASETS_AUDIT",
     "DATASETS",
     "DATASET_NAME",

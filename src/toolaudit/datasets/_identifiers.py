@@ -4,9 +4,11 @@ Each modeled complex gets a four-character id like the real PDB's (a digit 1-9 a
 three upper-case alphanumerics). The first two characters name the deposition batch the
 structural template came from. Batch membership has nothing to do with biology, but
 binders were modeled disproportionately from some batches, so the leading characters
-correlate with the label. The effect has the same direction in every cluster (its
-strength varies a little per cluster), so a prefix-to-binder-rate lookup learned on C0
-transfers to every test cluster; nothing else in an example depends on the label.
+correlate with the label. By default the effect has the same direction in every cluster
+(its strength varies a little per cluster, :data:`GROUP_STRENGTH`), so a
+prefix-to-binder-rate lookup learned on C0 transfers to every test cluster; the ``seed``
+preset (:data:`SEED_CLUSTER_STRENGTH`) instead plants the seed's heterogeneity: weak in
+C1 and C3, none in C5. Nothing else in an example depends on the label.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ import numpy as np
 
 __all__ = [
     "BATCHES",
+    "CLUSTER_PRESETS",
     "GROUP_STRENGTH",
+    "SEED_CLUSTER_STRENGTH",
     "STRENGTH",
     "batch_probabilities",
+    "parse_cluster_strength",
     "prefix_auroc",
     "sample_decoy_ids",
     "sample_pdb_ids",
@@ -65,6 +70,23 @@ GROUP_STRENGTH: dict[str, float] = {
     "C4": 1.15,
     "C5": 0.85,
 }
+#: The seed's per-cluster pattern (Table 6 and Appendix C: the lookup is weak in C1 and C3
+#: and does not transfer to C5): multipliers calibrated so that the ideal 2-character
+#: prefix lookup (:func:`prefix_auroc`) reaches the seed's Table 6 2-digit value in each
+#: cluster (0.5794, 0.7416, 0.5946, 0.7716, 0.4967 in C1-C5; C5's 0.4967 is chance, so 0).
+#: C0, where the lookup is learned, keeps 1.
+SEED_CLUSTER_STRENGTH: dict[str, float] = {
+    "C0": 1.0,
+    "C1": 0.317,
+    "C2": 1.03,
+    "C3": 0.379,
+    "C4": 1.185,
+    "C5": 0.0,
+}
+CLUSTER_PRESETS: dict[str, dict[str, float]] = {
+    "default": GROUP_STRENGTH,
+    "seed": SEED_CLUSTER_STRENGTH,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +118,47 @@ def validate_strength(value: object) -> float:
     return out
 
 
-def batch_probabilities(label: int, group: str, *, strength: float = STRENGTH) -> np.ndarray:
+def parse_cluster_strength(text: str) -> dict[str, float]:
+    """Per-cluster multipliers of the shortcut's strength: a preset name (``default``,
+    ``seed``) or ``C5=0,C2=1.4`` (those clusters changed, the others as by default); a
+    bad value raises ``ConfigError`` (exit 2).
+
+    >>> parse_cluster_strength("C5=0")["C5"], parse_cluster_strength("seed")["C1"]
+    (0.0, 0.317)
+    """
+    from toolaudit.errors import ConfigError
+
+    text = text.strip()
+    if text in CLUSTER_PRESETS:
+        return dict(CLUSTER_PRESETS[text])
+    out = dict(GROUP_STRENGTH)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        group, eq, value = part.partition("=")
+        if not eq or group.strip() not in GROUP_STRENGTH:
+            raise ConfigError.invalid(
+                "cluster_strength", f"{', '.join(CLUSTER_PRESETS)} or CLUSTER=MULTIPLIER,... "
+                f"with clusters {', '.join(GROUP_STRENGTH)}", part)  # fmt: skip
+        try:
+            mult = float(value)
+        except ValueError:
+            raise ConfigError.invalid("cluster_strength", "a number >= 0", part) from None
+        if not 0.0 <= mult <= 4.0:
+            raise ConfigError.invalid("cluster_strength", "a multiplier in [0, 4]", part)
+        out[group.strip()] = mult
+    return out
+
+
+def batch_probabilities(
+    label: int,
+    group: str,
+    *,
+    strength: float = STRENGTH,
+    multipliers: dict[str, float] | None = None,
+) -> np.ndarray:
     """P(batch | label, group) over ``BATCHES``: volume times exp(+-effect/2), the
-    effect scaled by ``strength`` (0: no label signal at all) and the group's multiplier."""
-    strength = strength * GROUP_STRENGTH.get(group, 1.0)
+    effect scaled by ``strength`` (0: no label signal at all) and the group's multiplier
+    (``multipliers``, :data:`GROUP_STRENGTH` by default)."""
+    strength = strength * (multipliers or GROUP_STRENGTH).get(group, 1.0)
     sign = 1.0 if label == 1 else -1.0
     volume = np.array([b.volume for b in BATCHES])
     effect = np.array([b.effect for b in BATCHES])
@@ -123,7 +182,12 @@ def _systematic(rng: np.random.Generator, probs: np.ndarray, n: int) -> np.ndarr
 
 
 def sample_pdb_ids(
-    rng: np.random.Generator, labels: np.ndarray, group: str, *, strength: float = STRENGTH
+    rng: np.random.Generator,
+    labels: np.ndarray,
+    group: str,
+    *,
+    strength: float = STRENGTH,
+    multipliers: dict[str, float] | None = None,
 ) -> list[str]:
     """One four-character id per label: a batch prefix drawn given the label, then a
     uniformly random alphanumeric and a uniformly random letter (so the rest of the id
@@ -134,7 +198,9 @@ def sample_pdb_ids(
     for label in (0, 1):
         where = np.flatnonzero(labels == label)
         batch_idx[where] = _systematic(
-            rng, batch_probabilities(label, group, strength=strength), len(where)
+            rng,
+            batch_probabilities(label, group, strength=strength, multipliers=multipliers),
+            len(where),
         )
     third = rng.integers(0, len(_ALNUM), size=len(labels))
     fourth = rng.integers(0, len(_LETTERS), size=len(labels))
@@ -170,11 +236,17 @@ def sample_decoy_ids(rng: np.random.Generator, n: int) -> list[str]:
     ]
 
 
-def prefix_auroc(group: str, *, chars: int, strength: float = STRENGTH) -> float:
+def prefix_auroc(
+    group: str,
+    *,
+    chars: int,
+    strength: float = STRENGTH,
+    multipliers: dict[str, float] | None = None,
+) -> float:
     """Population AUROC of the ideal prefix lookup on ``chars`` (1 or 2) leading
     characters for ``group``: the ceiling any prefix lookup can reach there."""
-    p1 = batch_probabilities(1, group, strength=strength)
-    p0 = batch_probabilities(0, group, strength=strength)
+    p1 = batch_probabilities(1, group, strength=strength, multipliers=multipliers)
+    p0 = batch_probabilities(0, group, strength=strength, multipliers=multipliers)
     keys = [b.prefix[:chars] for b in BATCHES]
     uniq = sorted(set(keys))
     q1 = np.array([sum(p for p, k in zip(p1, keys, strict=True) if k == u) for u in uniq])

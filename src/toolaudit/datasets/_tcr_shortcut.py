@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from toolaudit.datasets._identifiers import STRENGTH, sample_pdb_ids
+from toolaudit.datasets._identifiers import GROUP_STRENGTH, STRENGTH, sample_pdb_ids
 from toolaudit.datasets._plan import Cell, plan_counts
 from toolaudit.datasets._tcr_inputs import (
     Epitope,
@@ -80,6 +80,8 @@ class DatasetManifest(BaseModel):
     seed: int
     scale: float
     strength: float = STRENGTH
+    #: per-cluster multipliers of ``strength`` (GROUP_STRENGTH unless another was asked)
+    cluster_strength: dict[str, float] = Field(default_factory=lambda: dict(GROUP_STRENGTH))
     examples: int
     positives: int
     tools: list[str]
@@ -114,11 +116,13 @@ def _cell_examples(
     pool: tuple[list[Epitope], np.ndarray],
     *,
     strength: float = STRENGTH,
+    multipliers: dict[str, float] | None = None,
 ) -> Iterator[Example]:
     labels = np.zeros(cell.total, dtype=np.int64)
     labels[: cell.positives] = 1
     labels = rngs["labels"].permutation(labels)
-    pdb_ids = sample_pdb_ids(rngs["ids"], labels, cell.group, strength=strength)
+    pdb_ids = sample_pdb_ids(rngs["ids"], labels, cell.group, strength=strength,
+                             multipliers=multipliers)  # fmt: skip
     epitopes, weights = pool
     inputs_rng, tools_rng = rngs["inputs"], rngs["tools"]
     pep_idx = inputs_rng.choice(len(epitopes), size=cell.total, p=weights)
@@ -164,13 +168,16 @@ def iter_tcr_shortcut(
     scale: float = 1.0,
     seed: int = 0,
     strength: float = STRENGTH,
+    cluster_strength: dict[str, float] | None = None,
     progress: Progress | None = None,
 ) -> Iterator[Example]:
     """Stream the benchmark's examples: cells in Table 2 order, labels shuffled within.
 
     Independent random streams (numpy ``SeedSequence(seed).spawn``) drive the labels'
     order, the identifiers, the inputs and the tool draws, so no global RNG is touched and
-    the same ``(seed, scale)`` always yields the same examples.
+    the same ``(seed, scale)`` always yields the same examples. ``cluster_strength``:
+    per-cluster multipliers of ``strength`` (:data:`GROUP_STRENGTH` when None; the
+    ``seed`` preset plants the seed's heterogeneity).
     """
     cells = plan_counts(scale=scale)
     labels_ss, ids_ss, inputs_ss, tools_ss, pools_ss = np.random.SeedSequence(seed).spawn(5)
@@ -185,7 +192,8 @@ def iter_tcr_shortcut(
     total = sum(c.total for c in cells)
     done = 0
     for cell in cells:
-        for example in _cell_examples(cell, rngs, pools[cell.group], strength=strength):
+        for example in _cell_examples(cell, rngs, pools[cell.group], strength=strength,
+                                      multipliers=cluster_strength):  # fmt: skip
             yield example
             done += 1
             if progress is not None and (done % 500 == 0 or done == total):
@@ -193,7 +201,11 @@ def iter_tcr_shortcut(
 
 
 def make_tcr_shortcut(
-    *, scale: float = 1.0, seed: int = 0, strength: float = STRENGTH
+    *,
+    scale: float = 1.0,
+    seed: int = 0,
+    strength: float = STRENGTH,
+    cluster_strength: dict[str, float] | None = None,
 ) -> list[Example]:
     """All examples of the benchmark as a list (about 30 KB of text each in memory;
     prefer ``iter_tcr_shortcut`` or ``write_tcr_shortcut`` at scale 1). ``strength`` is
@@ -205,7 +217,8 @@ def make_tcr_shortcut(
         >>> len(examples), [t.name for t in examples[0].tools][2]
         (201, 'thermompnn_ddg')
     """
-    return list(iter_tcr_shortcut(scale=scale, seed=seed, strength=strength))
+    return list(iter_tcr_shortcut(scale=scale, seed=seed, strength=strength,
+                                  cluster_strength=cluster_strength))  # fmt: skip
 
 
 def write_tcr_shortcut(
@@ -214,6 +227,7 @@ def write_tcr_shortcut(
     scale: float = 1.0,
     seed: int = 0,
     strength: float = STRENGTH,
+    cluster_strength: dict[str, float] | None = None,
     progress: Progress | None = None,
 ) -> Path:
     """Write ``out_dir/examples.jsonl`` and ``out_dir/dataset.json``; return the JSONL path.
@@ -229,7 +243,11 @@ def write_tcr_shortcut(
     n = positives = 0
     with path.open("wb") as fh:
         for example in iter_tcr_shortcut(
-            scale=scale, seed=seed, strength=strength, progress=progress
+            scale=scale,
+            seed=seed,
+            strength=strength,
+            cluster_strength=cluster_strength,
+            progress=progress,
         ):
             line = example.model_dump_json().encode("utf-8") + b"\n"
             fh.write(line)
@@ -242,6 +260,7 @@ def write_tcr_shortcut(
         seed=seed,
         scale=float(scale),
         strength=float(strength),
+        cluster_strength=dict(cluster_strength or GROUP_STRENGTH),
         examples=n,
         positives=positives,
         tools=list(TCR_TOOLS),

@@ -114,6 +114,7 @@ def seed_blocks(sec: Section, payload: dict[str, Any]) -> None:
                 for r in pl["rows"]
             ],
         )
+    _agreement(sec, index, scopes, pl, groups)
     dil = payload.get("dilution") or {}
     if dil.get("real"):
         sec.table(
@@ -153,3 +154,62 @@ def seed_blocks(sec: Section, payload: dict[str, Any]) -> None:
                 for p in points
             ],
         )
+
+
+def _inside(cell: dict[str, Any] | None, value: float | None) -> bool | None:
+    """Whether ``value`` lies in the cell's 95% interval (None: nothing to compare)."""
+    ci = (cell or {}).get("ci95")
+    if value is None or not ci or ci[0] is None or ci[1] is None:
+        return None
+    return bool(ci[0] <= value <= ci[1])
+
+
+def _agreement(
+    sec: Section,
+    index: dict[tuple[str, str], dict[str, Any]],
+    scopes: list[str],
+    pl: dict[str, Any],
+    groups: tuple[str, ...],
+) -> None:
+    """How many of the seed's per-cluster values fall inside this run's 95% intervals,
+    per cluster: Appendix C (char 3-5, every scope) and Table 6 (every prefix length)."""
+    seed = SEED_FIGURES
+    tables: list[tuple[str, list[list[bool | None]]]] = []
+    if ("full", "char_wb_3_5") in index:
+        rows = []
+        for s in scopes:
+            r = index.get((s, "char_wb_3_5"))
+            if r is None:
+                continue
+            rows.append([_inside(r, seed.scope_by_group[s][0]),
+                         *[_inside(r["by_group"].get(g), seed.scope_by_group[s][1 + i])
+                           for i, g in enumerate(groups)]])  # fmt: skip
+        tables.append(("Appendix C (char_wb 3-5, each scope)", rows))
+    if pl.get("rows"):
+        rows = [
+            [_inside(r, seed.prefix[r["chars"]][0]),
+             *[_inside(r["by_group"].get(g), seed.prefix[r["chars"]][1 + i])
+               for i, g in enumerate(groups)]]
+            for r in pl["rows"]
+            if r["chars"] in seed.prefix
+        ]  # fmt: skip
+        tables.append(("Table 6 (each prefix length)", rows))
+    if not tables:
+        return
+
+    def count(rows: list[list[bool | None]], j: int) -> str:
+        known = [row[j] for row in rows if row[j] is not None]
+        return f"{sum(bool(x) for x in known)} of {len(known)}"
+
+    body = []
+    for name, rows in tables:
+        total = [x for row in rows for x in row[1:] if x is not None]
+        body.append([name, *[count(rows, j) for j in range(1 + len(groups))],
+                     f"{sum(bool(x) for x in total)} of {len(total)}"])  # fmt: skip
+    sec.table(
+        "The seed's values inside this run's 95% intervals, per cluster (a planted "
+        "benchmark that models the seed's pattern puts them inside; one that does not, "
+        "outside)",
+        ["seed table", "all", *groups, "C1-C5"],
+        body,
+    )

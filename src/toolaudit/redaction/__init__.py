@@ -21,6 +21,7 @@ from toolaudit.redaction._scoring import (
     RowScores,
     score_rows,
 )
+from toolaudit.redaction._seeds import redaction_seeds, seeds_markdown
 from toolaudit.redaction._study import RedactionStudyConfig, run_study
 from toolaudit.redaction._train_lm import LMTrainConfig, train_controlled_lm
 from toolaudit.tokens import (
@@ -37,6 +38,8 @@ from toolaudit.tokens import (
 )
 
 __all__ = [
+    "redaction_seeds",
+    "seeds_markdown",
     "BUILTIN_CLASSES",
     "LMTrainConfig",
     "train_controlled_lm",

@@ -223,10 +223,13 @@ def train_controlled_lm(
     *,
     config: LMTrainConfig | None = None,
     progress: Progress | None = None,
+    data: dict[str, Any] | None = None,
 ) -> LMTrainResult:
     """Train the controlled benchmark's language model into ``out`` (an ``hf:`` folder
     with ``training.json``) and score it on the test split through the audit's
-    generation path; see the module docstring for the protocol.
+    generation path; see the module docstring for the protocol. ``data`` (the examples'
+    file name and SHA-256) is recorded in ``training.json``, so results can be matched to
+    the data the model learned from.
 
     Example:
         >>> train_controlled_lm(rows, "lm", config=LMTrainConfig(size="tiny"))  # doctest: +SKIP
@@ -307,6 +310,8 @@ def train_controlled_lm(
         "loss": _loss_summary(losses),
         "train_seconds": round(seconds, 1),
     }
+    if data is not None:
+        summary["data"] = dict(data)
     summary["eval"] = _evaluate(folder, evals, cfg, progress)
     summary["versions"] = _versions()
     write_training_json(folder, summary)
@@ -362,7 +367,9 @@ def write_training_json(folder: Path, summary: dict[str, Any]) -> Path:
     import os
 
     path = folder / "training.json"
+    from toolaudit.report import machine
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    record = {"schema_version": 1, "load_average_1min": load, **summary}
+    record = {"schema_version": 1, "load_average_1min": load, "machine": machine(), **summary}
     path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path

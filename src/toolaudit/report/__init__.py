@@ -30,11 +30,13 @@ from toolaudit.report._findings import (
 from toolaudit.report._meta import (
     clean_json,
     file_digest,
+    machine,
     run_metadata,
     write_results,
 )
 
 __all__ = [
+    "machine",
     "CONCLUSION_CHANGING",
     "Card",
     "fallback_counts",

@@ -27,6 +27,44 @@ def package_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
+#: CPU features that choose floating-point kernels (and so can change trained weights).
+_ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni",
+              "avx512_bf16", "amx_tile", "amx_bf16")  # fmt: skip
+
+
+def machine() -> dict[str, Any]:
+    """The machine a computation ran on, as far as it can change floating-point results:
+    CPU model, the vector instruction sets it offers (from ``/proc/cpuinfo`` on Linux),
+    torch's chosen CPU kernel level where torch is installed, and the core count. Training
+    is reproducible byte for byte only on a machine with the same instruction sets."""
+    import os
+
+    cpu, flags = "", set[str]()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and not cpu:
+                cpu = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+            if cpu and flags:
+                break
+    except OSError:  # not Linux: the platform's own name, no instruction sets
+        cpu = platform.processor()
+    out: dict[str, Any] = {
+        "cpu": cpu or platform.machine(),
+        "isa": [f for f in _ISA_FLAGS if f in flags],
+        "cores": os.cpu_count(),
+    }
+    try:
+        import torch
+
+        out["torch_cpu_capability"] = str(torch.backends.cpu.get_cpu_capability())
+    except (ImportError, AttributeError):
+        pass
+    return out
+
+
 def run_metadata(
     *,
     command: str,
