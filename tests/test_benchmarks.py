@@ -187,3 +187,10 @@ def test_gpu_check_parses_and_passes_valid_options():
     assert seen == {(s, d) for s in ("gemma", "qwen", "qwen7b") for d in ("float32", "bfloat16")}
     bad = subprocess.run(["bash", str(script), "--nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "usage:" in bad.stderr
+
+
+def test_inspect_batch_speed_smoke_gives_the_same_records(shared_data):
+    pytest.importorskip("inspect_evals")
+    last = fields(smoke("inspect_batch_speed.py", shared_data)[-1])
+    ratio(last)
+    assert last.get("same_records") == "True"

@@ -25,6 +25,7 @@ TELECOM = "inspect_evals/tau2_telecom"
 # (transfer_to_human_agents): inspect_evals checks it by the tool's name.
 TELECOM_ACTION = "[service_issue]airplane_mode_on|lock_sim_card_pin[PERSONA:Easy]"
 CONDITIONS = "original,tool_rename,reformat,misleading_names,repeat"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _cell(doc: dict, policy: str, condition: str) -> dict:
@@ -210,3 +211,33 @@ def test_embedded_qwen_acts_on_tau2_through_the_toolaudit_provider(tmp_path: Pat
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert json.loads(out.stdout)["tool_calls"] == info["tool_calls"]
+
+
+def test_max_samples_runs_a_batch_in_one_log_with_the_same_records(tmp_path: Path) -> None:
+    """Issue 56 item 6: with --max-samples the scripted runs of one (policy, condition,
+    epoch) share one Inspect eval and one log, and each record is what its own eval gave
+    the committed study (results/probe-tau2-scripted/retail, one eval per run): every
+    field but source.log. Rerunning records nothing new."""
+    committed = {}
+    for line in (REPO / "results/probe-tau2-scripted/retail/records.jsonl").open():
+        rec = json.loads(line)
+        committed[rec["source"]["config_hash"]] = rec
+    argv = [
+        "probe", "run", "--harness", "inspect", "--task", RETAIL, "--policies", "careful",
+        "--conditions", "original,reformat", "--limit", "2", "--max-samples", "2",
+        "--no-analyze", "--out", str(tmp_path),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    records = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 4
+    logs = sorted(
+        p.relative_to(tmp_path / "logs").as_posix() for p in (tmp_path / "logs").rglob("*.eval")
+    )
+    assert logs == ["careful/original/e0.eval", "careful/reformat/e0.eval"]
+    for rec in records:
+        old = committed[rec["source"]["config_hash"]]
+        assert rec["source"].pop("log") == f"careful/{rec['condition']}/e0.eval"
+        old["source"].pop("log")
+        assert rec == old
+    before = (tmp_path / "records.jsonl").read_bytes()
+    assert main(argv) == 0 and (tmp_path / "records.jsonl").read_bytes() == before

@@ -538,3 +538,19 @@ def test_a_mistyped_second_judge_leaves_the_folder_as_it_was(
     assert main(args) == 2
     assert "llama:qwenn: no such GGUF file" in capsys.readouterr().err
     assert _seed_judges.SEEN == [] and not out.exists()
+
+
+def test_between_judge_interval_resamples_calls_as_well_as_records() -> None:
+    """Issue 54: two judges that agree on every majority but one of which flips between
+    its calls have a disagreement interval that reaches above 0 once calls are resampled;
+    two steady judges keep [0, 0]."""
+    from toolaudit.probes.judges._seed import between_intervals
+
+    records = [f"r{i}" for i in range(12)]
+    task = {r: f"t{i // 2}" for i, r in enumerate(records)}
+    steady = {(r, "original"): ["pass", "pass", "pass"] for r in records}
+    flippy = {(r, "original"): ["pass", "pass", "fail"] for r in records}
+    same = between_intervals({"a": steady, "b": dict(steady)}, "a", "b", task, seed=0)
+    assert same["disagreement"] == [0.0, 0.0]
+    shaky = between_intervals({"a": steady, "b": flippy}, "a", "b", task, seed=0)
+    assert shaky["disagreement"][0] >= 0.0 and shaky["disagreement"][1] > 0.0

@@ -52,14 +52,7 @@ def add_compare(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("a", type=Path, help="results file A (tau2, tau-bench, Episode JSONL)")
     p.add_argument("b", type=Path, help="results file B")
     p.add_argument("--margin", type=float, default=0.10, help="equivalence margin (90%% interval)")
-    p.add_argument(
-        "--threshold",
-        type=finite_float(),
-        default=0.5,
-        help="reward counted as a pass (0.5: the midpoint of rewards in [0, 1], so "
-        "partial credit counts; pass^k always uses tau2's own rule, reward 1; leakage and "
-        "traces convert label at 1.0)",
-    )
+    _threshold_option(p)
     p.add_argument(
         "--exclude-premature",
         action="store_true",
@@ -79,6 +72,18 @@ def add_compare(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=_compare)
 
 
+def _threshold_option(p: argparse.ArgumentParser) -> None:
+    """``--threshold``, shared by compare and reruns."""
+    p.add_argument(
+        "--threshold",
+        type=finite_float(),
+        default=0.5,
+        help="reward counted as a pass (0.5: the midpoint of rewards in [0, 1], so "
+        "partial credit counts; pass^k always uses tau2's own rule, reward 1; leakage and "
+        "traces convert label at 1.0)",
+    )
+
+
 def add_reruns(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``probe reruns``."""
     p = add_parser(
@@ -88,14 +93,7 @@ def add_reruns(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         example="toolaudit probe reruns results.json --json",
     )
     p.add_argument("path", type=Path, help="results file")
-    p.add_argument(
-        "--threshold",
-        type=finite_float(),
-        default=0.5,
-        help="reward counted as a pass (0.5: the midpoint of rewards in [0, 1], so "
-        "partial credit counts; pass^k always uses tau2's own rule, reward 1; leakage and "
-        "traces convert label at 1.0)",
-    )
+    _threshold_option(p)
     p.add_argument("--seed", type=seed, default=0, help="bootstrap seed")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_reruns)

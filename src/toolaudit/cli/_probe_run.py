@@ -83,6 +83,10 @@ def add_run(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "--harness tau2: tau2's step limit per conversation (default 100)")  # fmt: skip
     p.add_argument("--time-limit", type=int, default=None, help="--harness inspect: seconds a "
                    "run may take (a run that reaches it is scored as it stands)")  # fmt: skip
+    p.add_argument("--max-samples", type=int, default=None, help="--harness inspect, tau2 "
+                   "tasks: run the scripted agents' samples of one (policy, condition, epoch) "
+                   "in one Inspect eval and one log, N at a time (records as one eval per run "
+                   "gives them; model-driven runs stay one eval each)")  # fmt: skip
     p.add_argument("--suite", default="researchops", help="built-in suite (researchops)")
     p.add_argument(
         "--out", type=output_dir, required=True, help="study folder (records.jsonl, probe.json)"
@@ -139,6 +143,20 @@ def add_run(psub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_run, config_replay=_replay_run)
 
 
+def _study_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options an Inspect and a tau2-bench study take alike."""
+    return {
+        "policies": split(args.policies),
+        "conditions": split(args.conditions),
+        "epochs": args.epochs,
+        "limit": args.limit,
+        "task_ids": split(args.task_ids),
+        "model": args.model,
+        "user_model": args.user_model,
+        "temperature": args.temperature,
+    }
+
+
 def _harness_config(args: argparse.Namespace) -> Any:
     """``probe run --harness inspect``: the study's config, checked by the library."""
     from toolaudit.probes import HarnessStudyConfig
@@ -154,20 +172,14 @@ def _harness_config(args: argparse.Namespace) -> Any:
     try:
         return HarnessStudyConfig(
             task=args.task,
-            policies=split(args.policies),
-            conditions=split(args.conditions),
-            epochs=args.epochs,
-            limit=args.limit,
-            task_ids=split(args.task_ids),
-            model=args.model,
-            user_model=args.user_model,
-            temperature=args.temperature,
+            **_study_options(args),
             max_turns=args.max_turns,
             time_limit=args.time_limit,
             seed=args.seed,
             n_jobs=args.n_jobs,
             margin=args.margin,
             n_boot=args.n_boot,
+            max_samples=args.max_samples,
         )
     except ConfigError as exc:  # the config names its field; the user typed the option
         raise exc.for_option() from None
@@ -192,7 +204,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.harness == "tau2":
         return _run_harness(args, _tau2_config(args))
     _refuse(args, "researchops", _TAU2_ONLY, "tau2")
-    for flag in ("task", "limit", "task_ids", "user_model", "max_turns", "time_limit"):
+    for flag in ("task", "limit", "task_ids", "user_model", "max_turns", "time_limit",
+                 "max_samples"):  # fmt: skip
         if getattr(args, flag) is not None:
             raise ConfigError(f"--{flag.replace('_', '-')} needs --harness inspect or tau2")
     if args.epochs != 1:
@@ -260,6 +273,7 @@ def _tau2_config(args: argparse.Namespace) -> Any:
     if args.domain is None:
         raise ConfigError("--harness tau2 needs --domain (retail, airline or telecom)")
     for flag, given in (("--task", args.task), ("--time-limit", args.time_limit),
+                        ("--max-samples", args.max_samples),
                         ("--verdicts", args.verdicts), ("--judge-model", args.judge_model),
                         ("--tasks", args.tasks)):  # fmt: skip
         if given is not None:
@@ -268,14 +282,7 @@ def _tau2_config(args: argparse.Namespace) -> Any:
         return Tau2StudyConfig(
             domain=args.domain,
             split=args.task_split or "base",
-            policies=split(args.policies),
-            conditions=split(args.conditions),
-            epochs=args.epochs,
-            limit=args.limit,
-            task_ids=split(args.task_ids),
-            model=args.model,
-            user_model=args.user_model,
-            temperature=args.temperature,
+            **_study_options(args),
             max_steps=args.max_turns or 100,
             max_concurrency=args.max_concurrency or 1,
             agent=args.agent,

@@ -8,8 +8,10 @@ On top of :func:`toolaudit.probes.judge_audit` (flips, agreement with native rew
   successful records, the share whose reason the keyword heuristic
   (:func:`classify_reason`) reads as procedural, with examples;
 * between judges: disagreement on the same (record, view) majority verdicts (over
-  repeats), with a task-cluster bootstrap interval and κ, and every disagreeing
-  (record, view) with both judges' reasons.
+  repeats), with a task-cluster bootstrap interval, κ, and for both a two-stage
+  bootstrap interval that resamples tasks (their records) and, within each (record,
+  view), each judge's calls before the majority is taken (:func:`between_intervals`),
+  and every disagreeing (record, view) with both judges' reasons.
 
 Native reward is a reference, not ground truth: these are consistency and agreement
 measures, not accuracy.
@@ -98,11 +100,70 @@ def _per_view_flips(
     return out
 
 
+#: Replicates of the two-stage (records, calls) bootstrap of between-judge agreement.
+N_BOOT_CALLS = 1000
+
+
+def between_intervals(
+    calls: dict[str, dict[Key, list[str]]],
+    a: str,
+    b: str,
+    task: dict[str, str],
+    *,
+    seed: int,
+    n_boot: int = N_BOOT_CALLS,
+) -> dict[str, list[float] | None]:
+    """95% percentile intervals of the disagreement and κ between judges ``a`` and ``b``
+    on majority verdicts, by a two-stage bootstrap: tasks drawn with replacement (each
+    bringing all its records), then within each (record, view) each judge's parseable
+    calls drawn with replacement and their majority taken. So the interval carries both
+    the records' and the calls' variation (a judge that flips between calls widens it).
+    A replicate whose κ is undefined (one label on both sides) is left out of κ's.
+
+    >>> calls = {"a": {("r1", "v"): ["pass"] * 3, ("r2", "v"): ["fail"] * 3},
+    ...          "b": {("r1", "v"): ["pass"] * 3, ("r2", "v"): ["fail"] * 3}}
+    >>> between_intervals(calls, "a", "b", {"r1": "t1", "r2": "t2"}, seed=0, n_boot=50)
+    {'disagreement': [0.0, 0.0], 'kappa': [1.0, 1.0]}
+    """
+    common = sorted(set(calls[a]) & set(calls[b]))
+    if not common:
+        return {"disagreement": None, "kappa": None}
+    by_task: dict[str, list[Key]] = defaultdict(list)
+    for key in common:
+        by_task[task[key[0]]].append(key)
+    tasks = sorted(by_task)
+    rng = np.random.default_rng(seed)
+    rates: list[float] = []
+    kappas: list[float] = []
+    for _ in range(n_boot):
+        va: list[str] = []
+        vb: list[str] = []
+        for t in rng.choice(len(tasks), size=len(tasks), replace=True):
+            for key in by_task[tasks[t]]:
+                for side, out in ((a, va), (b, vb)):
+                    draws = calls[side][key]
+                    picked = [draws[i] for i in rng.integers(0, len(draws), size=len(draws))]
+                    out.append(_majority(picked))
+        rates.append(float(np.mean([x != y for x, y in zip(va, vb, strict=True)])))
+        k = _kappa(va, vb)
+        if k is not None:
+            kappas.append(k)
+
+    def pct(xs: list[float]) -> list[float] | None:
+        return [float(np.percentile(xs, 2.5)), float(np.percentile(xs, 97.5))] if xs else None
+
+    return {"disagreement": pct(rates), "kappa": pct(kappas)}
+
+
 def _between(
     verdicts: Sequence[VerdictRecord], judges: Sequence[str], seed: int
 ) -> list[dict[str, Any]]:
     task = {v.record_id: v.task_id or v.record_id for v in verdicts}
     maj = {j: _majorities([v for v in verdicts if v.judge == j]) for j in judges}
+    calls: dict[str, dict[Key, list[str]]] = {j: defaultdict(list) for j in judges}
+    for v in verdicts:
+        if v.verdict != "unparseable" and v.judge in calls:
+            calls[v.judge][(v.record_id, v.view)].append(v.verdict)
     out = []
     for a, b in combinations(judges, 2):
         common = sorted(set(maj[a]) & set(maj[b]))
@@ -117,6 +178,7 @@ def _between(
             "disagreement": rate["rate"],
             "ci95": rate["ci95"],
             "kappa": _kappa(va, vb) if common else None,
+            "records_calls_ci95": between_intervals(calls, a, b, task, seed=seed),
             "disagreements": [
                 {"record_id": k[0], "view": k[1], "task_id": task[k[0]],
                  "verdicts": [maj[a][k][0], maj[b][k][0]],

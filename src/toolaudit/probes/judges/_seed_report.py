@@ -70,7 +70,11 @@ def _sentences(result: dict[str, Any]) -> list[str]:
         out.append(
             f"{b['judges'][0]} and {b['judges'][1]} disagree on {fmt(b['disagreement'])}"
             + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "")
-            + f" of {b['n_pairs']} (record, view) majority verdicts (κ {fmt(b['kappa'])})."
+            + f" of {b['n_pairs']} (record, view) majority verdicts (κ {fmt(b['kappa'])}"
+            + _iv(b.get("records_calls_ci95", {}).get("kappa"))
+            + "; intervals resampling records and calls: disagreement"
+            + (_iv(b.get("records_calls_ci95", {}).get("disagreement")) or " not estimable")
+            + ")."
         )
         a_model, b_model = (judge_setting(j, 0.0)[0] for j in b["judges"])
         if a_model == b_model:
@@ -79,6 +83,11 @@ def _sentences(result: dict[str, Any]) -> list[str]:
                 "the setting, not two models (the seed's 57% is between two models)."
             )
     return out
+
+
+def _iv(pair: list[float] | None) -> str:
+    """`` [lo, hi]`` of an interval, or nothing."""
+    return f" [{fmt(pair[0])}, {fmt(pair[1])}]" if pair else ""
 
 
 def _cut(text: str | None, width: int = 240) -> str:
@@ -103,10 +112,13 @@ def judge_audit_sections(result: dict[str, Any]) -> list[Section]:
         between = Section("Between judges")
         between.blocks.append(Table(
             "Disagreement on the same (record, view) majority verdicts over calls",
-            ["judges", "(record, view) pairs", "records", "disagreement [95%]", "κ"],
+            ["judges", "(record, view) pairs", "records", "disagreement [95%]",
+             "disagreement [95%, records and calls]", "κ [95%, records and calls]"],
             [[" vs ".join(b["judges"]), b["n_pairs"], b["n_records"],
               _rate({"rate": b["disagreement"], "ci95": b["ci95"], "n_pairs": b["n_pairs"]}),
-              fmt(b["kappa"])] for b in result["between"]],
+              fmt(b["disagreement"]) + _iv((b.get("records_calls_ci95") or {}).get("disagreement")),
+              fmt(b["kappa"]) + _iv((b.get("records_calls_ci95") or {}).get("kappa"))]
+             for b in result["between"]],
         ))  # fmt: skip
         for b in result["between"]:
             a, c = b["judges"]

@@ -40,8 +40,10 @@ class HarnessStudyConfig:
     runs), ``epochs`` per (sample, condition), the first ``limit`` samples or the named
     ``task_ids``; ``temperature`` overrides the task's sampling temperature for a model,
     ``max_turns`` the simulator's turn limit, ``time_limit`` the seconds a run may take.
-    Then the analysis (``margin``,
-    ``n_boot``).
+    ``max_samples``: the scripted agents' runs of one (policy, condition, epoch) of a tau2
+    task go in one Inspect eval and one log, that many samples at a time (records as one
+    eval per run gives them; model-driven runs stay one eval each). Then the analysis
+    (``margin``, ``n_boot``).
     """
 
     task: str
@@ -60,23 +62,14 @@ class HarnessStudyConfig:
     n_jobs: int = 1
     margin: float = 0.10
     n_boot: int = 2000
+    max_samples: int | None = None
 
     def __post_init__(self) -> None:
         from toolaudit.probes.harnesses.inspect._tasks import check_task
         from toolaudit.probes.study._probe import check_analysis
 
         generic = check_task(self.task) is None
-        check_min("epochs", self.epochs, 1)
-        check_min("n_jobs", self.n_jobs, 1)
-        check_min("max_tokens", self.max_tokens, 1)
-        if self.limit is not None:
-            check_min("limit", self.limit, 1)
-        if self.max_turns is not None:
-            check_min("max_turns", self.max_turns, 1)
-        if self.time_limit is not None:
-            check_min("time_limit", self.time_limit, 1)
-        if self.temperature is not None:
-            check_temperature("temperature", self.temperature)
+        _check_numbers(self)
         check_analysis(margin=self.margin, seed=self.seed, n_boot=self.n_boot)
         for p in self.policies or (() if self.policies is None else ("",)):
             if p not in HARNESS_POLICIES:
@@ -177,6 +170,18 @@ class HarnessStudyConfig:
         return self.model is not None and is_tau2(self.task)
 
 
+def _check_numbers(config: HarnessStudyConfig) -> None:
+    """The study's counts and limits, each checked by name."""
+    check_min("epochs", config.epochs, 1)
+    check_min("n_jobs", config.n_jobs, 1)
+    check_min("max_tokens", config.max_tokens, 1)
+    for name in ("limit", "max_turns", "time_limit", "max_samples"):
+        if getattr(config, name) is not None:
+            check_min(name, getattr(config, name), 1)
+    if config.temperature is not None:
+        check_temperature("temperature", config.temperature)
+
+
 def _resolved_task(task: str) -> str:
     """A ``FILE.py[@NAME]`` task with its file as an absolute path (``run_config.json``
     then names it relative to the study folder), so the same file named from another
@@ -267,8 +272,8 @@ def run_harness_records(
     existed = study.exists()
     try:
         return run_study(
-            study, specs, n_jobs=config.n_jobs, progress=progress, runner=harness.run,
-            run_config=options,
+            study, specs, n_jobs=config.n_jobs, progress=progress,
+            runner=_runner(harness, config.max_samples), run_config=options,
         )  # fmt: skip
     except ConfigError:
         # refused at its first run (a task that offers no tools, a mutation that could not
@@ -278,6 +283,20 @@ def run_harness_records(
 
             shutil.rmtree(study, ignore_errors=True)
         raise
+
+
+def _runner(harness: InspectHarness, max_samples: int | None) -> Any:
+    """One eval per run, or with ``max_samples`` the scripted runs of one (policy,
+    condition, epoch) in one eval (:mod:`toolaudit.probes.harnesses.inspect._batch`)."""
+    if max_samples is None:
+        return harness.run
+    from functools import partial
+
+    from toolaudit.probes.harnesses.inspect._batch import batch_key, run_batch
+    from toolaudit.probes.study._run import BatchRunner
+
+    return BatchRunner(run=partial(run_batch, harness, max_samples=max_samples),
+                       key=batch_key, size=10**6)  # fmt: skip
 
 
 def run_harness_study(

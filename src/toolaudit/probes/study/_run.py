@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,9 +33,32 @@ logger = logging.getLogger(__name__)
 Runner = Callable[[Any], Episode]
 
 
+@dataclass(frozen=True)
+class BatchRunner:
+    """Runs several specs at once (an Inspect eval of many samples): ``run`` takes specs
+    that share ``key`` and returns their Episodes in order, at most ``size`` at a time.
+    A batch's records are written when it finishes, so a stopped study loses at most the
+    batch in flight and resumes with the specs not yet recorded."""
+
+    run: Callable[[Sequence[Any]], list[Episode]]
+    key: Callable[[Any], Hashable]
+    size: int
+
+    def parts(self, todo: Sequence[Any]) -> list[Sequence[Any]]:
+        """``todo`` grouped by key (in order of first appearance), cut into batches."""
+        groups: dict[Hashable, list[Any]] = {}
+        for spec in todo:
+            groups.setdefault(self.key(spec), []).append(spec)
+        return [part for group in groups.values() for part in _chunks(group, self.size)]
+
+
 def _run_chunk(
-    specs: Sequence[Any], agents: AgentFactories | None, runner: Runner | None = None
+    specs: Sequence[Any],
+    agents: AgentFactories | None,
+    runner: Runner | BatchRunner | None = None,
 ) -> list[str]:
+    if isinstance(runner, BatchRunner):
+        return [ep.model_dump_json() for ep in runner.run(specs)]
     if runner is not None:
         return [runner(s).model_dump_json() for s in specs]
     return [run_one(s, agents=agents).model_dump_json() for s in specs]
@@ -92,7 +116,7 @@ def run_study(
     n_jobs: int = 1,
     progress: Progress | None = None,
     agents: AgentFactories | None = None,
-    runner: Runner | None = None,
+    runner: Runner | BatchRunner | None = None,
     run_config: Mapping[str, Any] | None = None,
     threads: int = 1,
 ) -> Path:
@@ -104,7 +128,8 @@ def run_study(
     order. ``run_config`` (the study's options) is written to ``run_config.json`` with
     the first record, so a run that fails before any record does not lock the folder.
     ``agents`` (picklable factories when ``n_jobs > 1``) adds policies by name;
-    ``runner`` runs one spec of another harness (each run is written as it finishes);
+    ``runner`` runs one spec of another harness (each run is written as it finishes), or
+    a :class:`BatchRunner` many at once (each batch is written as it finishes);
     ``threads`` > 1 runs that many of its runs at a time in threads (a served model
     answers several conversations at once).
     """
@@ -123,7 +148,7 @@ def _run_specs(
     n_jobs: int,
     progress: Progress | None,
     agents: AgentFactories | None,
-    runner: Runner | None = None,
+    runner: Runner | BatchRunner | None = None,
     run_config: Mapping[str, Any] | None = None,
     threads: int = 1,
 ) -> Path:
@@ -143,7 +168,7 @@ def _run_specs(
     # each one as it finishes, so an interruption loses at most the runs in flight.
     slow = runner is not None or any(s.agent for s in todo)
     chunk = 1 if slow else max(25, len(todo) // (8 * max(1, n_jobs)) + 1)
-    parts = list(_chunks(todo, chunk))
+    parts = runner.parts(todo) if isinstance(runner, BatchRunner) else list(_chunks(todo, chunk))
     results: Iterable[list[str]]
     pool = None
     if threads > 1 and len(parts) > 1:

@@ -244,7 +244,8 @@ class InspectHarness(InspectReader):
 
 
 def eval_sample(task: Any, agent: Any, roles: dict[str, Any], target: Path,
-                time_limit: int | None, message_limit: int | None) -> tuple[Any, float]:  # fmt: skip
+                time_limit: int | None, message_limit: int | None, *,
+                max_samples: int | None = None) -> tuple[Any, float]:  # fmt: skip
     """Run the one-sample ``task`` with ``inspect_ai.eval``, move its log to ``target`` and
     read it back (attachments resolved: a long tool description is stored as one); the
     log and the run's seconds. A run that recorded no sample is refused."""
@@ -264,6 +265,7 @@ def eval_sample(task: Any, agent: Any, roles: dict[str, Any], target: Path,
         log_realtime=False,
         time_limit=time_limit,
         message_limit=message_limit,
+        max_samples=max_samples,
     )
     seconds = time.perf_counter() - start
     os.replace(logs[0].location, target)

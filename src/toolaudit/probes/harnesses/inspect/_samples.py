@@ -101,6 +101,26 @@ def map_back_sample(
     return EvalSample.model_validate(data)
 
 
+def rescore_samples(
+    log: Any,
+    mutation: ToolMutation,
+    memo: dict[str, str],
+    scorer: Any,
+    *,
+    agent_side: bool = False,
+) -> dict[str, tuple[float | None, dict[str, float | None]]]:
+    """Sample id -> the first scorer's rescored value (the gap's) and every scorer's, by
+    name: the task's own ``scorer`` rerun by ``inspect_ai.score`` on the log mapped back."""
+    from inspect_ai import score
+
+    # map_back_sample builds new samples; the header is shared, not copied
+    samples = [map_back_sample(s, mutation, memo, agent_side=agent_side)
+               for s in log.samples or []]  # fmt: skip
+    mapped = log.model_copy(update={"samples": samples})
+    scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
+    return {str(s.id): (first_score(s), scores_by_name(s)) for s in scored.samples or []}
+
+
 def rescore_log(
     log: Any,
     mutation: ToolMutation,
@@ -109,18 +129,37 @@ def rescore_log(
     *,
     agent_side: bool = False,
 ) -> tuple[float | None, dict[str, float | None]]:
-    """The first scorer's rescored value (the gap's) and every scorer's, by name: the
-    task's own ``scorer`` rerun by ``inspect_ai.score`` on the log mapped back."""
-    from inspect_ai import score
+    """The first sample's rescored value and every scorer's (a one-sample log)."""
+    found = rescore_samples(log, mutation, memo, scorer, agent_side=agent_side)
+    return next(iter(found.values()), (None, {}))
 
-    # map_back_sample builds new samples; the header is shared, not copied
-    samples = [map_back_sample(s, mutation, memo, agent_side=agent_side)
-               for s in log.samples or []]  # fmt: skip
-    mapped = log.model_copy(update={"samples": samples})
-    scored = score(mapped, scorers=scorer, action="overwrite", display="none", copy=False)
-    if not scored.samples:
-        return None, {}
-    return first_score(scored.samples[0]), scores_by_name(scored.samples[0])
+
+def reformatted_returns(sample: Any, memo: dict[str, str]) -> int:
+    """How many distinct reformatted tool returns a sample's conversation holds (the
+    memo's texts among its tool messages, in ``sample.messages`` and in the store's
+    chat-message lists): what one run's own memo counts when the eval has many samples."""
+    data = sample.model_dump(mode="json")
+    found: set[str] = set()
+
+    def visit(m: Any) -> None:
+        if not isinstance(m, dict):
+            return
+        if isinstance(m.get("message"), dict):
+            visit(m["message"])
+            return
+        if m.get("role") != "tool":
+            return
+        content = m.get("content")
+        texts = [content] if isinstance(content, str) else [
+            p.get("text") for p in content or [] if isinstance(p, dict)]  # fmt: skip
+        found.update(t for t in texts if isinstance(t, str) and t in memo)
+
+    for m in data.get("messages") or []:
+        visit(m)
+    for value in (data.get("store") or {}).values():
+        for m in value if isinstance(value, list) else []:
+            visit(m)
+    return len(found)
 
 
 def name_scorers_for_inspect(path: Path, task: str) -> None:
@@ -133,14 +172,16 @@ def name_scorers_for_inspect(path: Path, task: str) -> None:
     package, slash, _ = task.partition("/")
     if not slash or task.endswith(".py") or ".py@" in task:
         return
-    log = read_eval_log(str(path))
+    # the names live in the header: read and rewrite it alone (the samples are left as
+    # written; a whole rewrite re-condensed every sample, a third of a scripted run)
+    log = read_eval_log(str(path), header_only=True)
     changed = False
     for scorer in log.eval.scorers or []:
         qualified = f"{package}/{scorer.name}"
         if "/" not in scorer.name and registry_lookup("scorer", qualified) is not None:
             scorer.name, changed = qualified, True
     if changed:
-        write_eval_log(log, str(path))
+        write_eval_log(log, str(path), header_only=True)
 
 
 def cut_off(sample: Any, time_limit: int | None, message_limit: int | None) -> str | None:

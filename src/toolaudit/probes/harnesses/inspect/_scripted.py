@@ -10,6 +10,8 @@ tokenizer download).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from toolaudit.probes.agents.script import (
@@ -22,7 +24,20 @@ from toolaudit.probes.agents.script import (
     user_turn,
 )
 
-__all__ = ["SCRIPTED", "STOP", "ScriptedAgent", "ScriptedUser", "scripted_models"]
+__all__ = [
+    "CURRENT_SAMPLE",
+    "SCRIPTED",
+    "STOP",
+    "ScriptedAgent",
+    "ScriptedUser",
+    "batch_scripted_models",
+    "scripted_models",
+]
+
+#: The id of the sample whose conversation is running (set by the first solver step of a
+#: batched task, :func:`mark_sample`): one eval runs many samples at once, and the scripted
+#: models keep one conversation's progress per sample.
+CURRENT_SAMPLE: ContextVar[str] = ContextVar("toolaudit_inspect_sample")
 
 
 def _usage() -> Any:
@@ -59,16 +74,24 @@ class ScriptedAgent:
         descriptions: canonical operation -> its tool's description.
     """
 
-    def __init__(self, policy: str, cursor: Cursor, descriptions: dict[str, str]) -> None:
+    def __init__(
+        self, policy: str, cursor: Cursor | Callable[[], Cursor], descriptions: dict[str, str]
+    ) -> None:
         self.policy = policy
-        self.cursor = cursor
+        self._cursor = cursor
         self.descriptions = descriptions
+
+    @property
+    def cursor(self) -> Cursor:
+        """The running conversation's progress (the running sample's, in a batch)."""
+        return self._cursor if isinstance(self._cursor, Cursor) else self._cursor()
 
     def __call__(self, input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
         shown = [(str(t.name), t.description) for t in tools]
-        move = agent_turn(self.policy, self.cursor, shown, self.descriptions)
+        cursor = self.cursor
+        move = agent_turn(self.policy, cursor, shown, self.descriptions)
         if isinstance(move, ToolUse):
-            return _call(move.name, move.arguments, len(self.cursor.calls))
+            return _call(move.name, move.arguments, len(cursor.calls))
         return _text(move.text)
 
 
@@ -76,13 +99,14 @@ class ScriptedUser:
     """The user-simulator side of one scripted conversation (see
     :mod:`toolaudit.probes.agents.script`)."""
 
-    def __init__(self, cursor: Cursor) -> None:
-        self.cursor = cursor
+    def __init__(self, cursor: Cursor | Callable[[], Cursor]) -> None:
+        self._cursor = cursor
 
     def __call__(self, input: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
-        move = user_turn(self.cursor)
+        cursor = self._cursor if isinstance(self._cursor, Cursor) else self._cursor()
+        move = user_turn(cursor)
         if isinstance(move, ToolUse):
-            return _call(move.name, move.arguments, len(self.cursor.calls))
+            return _call(move.name, move.arguments, len(cursor.calls))
         return _text(move.text)
 
 
@@ -98,3 +122,43 @@ def scripted_models(policy: str, reference: Reference, descriptions: dict[str, s
     )
     user = get_model("mockllm/model", custom_outputs=ScriptedUser(cursor), memoize=False)
     return agent, user
+
+
+def batch_scripted_models(
+    policy: str, references: Mapping[str, Reference], descriptions: dict[str, str]
+) -> Any:
+    """The (agent, user) mockllm models of many scripted conversations run in one eval:
+    each sample's conversation keeps its own progress, found by :data:`CURRENT_SAMPLE`."""
+    from inspect_ai.model import get_model
+
+    cursors: dict[str, Cursor] = {}
+
+    def cursor() -> Cursor:
+        sample = CURRENT_SAMPLE.get()
+        if sample not in cursors:
+            cursors[sample] = Cursor(references[sample])
+        return cursors[sample]
+
+    agent = get_model(
+        "mockllm/model",
+        custom_outputs=ScriptedAgent(policy, cursor, descriptions),
+        memoize=False,
+    )
+    user = get_model("mockllm/model", custom_outputs=ScriptedUser(cursor), memoize=False)
+    return agent, user
+
+
+def mark_sample() -> Any:
+    """A solver step that records the running sample's id in :data:`CURRENT_SAMPLE` (the
+    first step of a batched task; it changes nothing in the conversation)."""
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    @solver(name="toolaudit_mark_sample")
+    def _mark() -> Any:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            CURRENT_SAMPLE.set(str(state.sample_id))
+            return state
+
+        return solve
+
+    return _mark()

@@ -106,9 +106,12 @@ class Tau2Domain:
         )
         return Reference(actions, tuple((crit.communicate_info if crit else None) or []))
 
-    def build_task(self, sample_id: str, mutation: ToolMutation, memo: dict[str, str]) -> Any:
-        """The task of one sample under ``mutation`` (``memo`` collects reformatted ->
-        canonical text of every reformatted return, for mapping the log back)."""
+    def build_task(
+        self, sample_id: str | Sequence[str], mutation: ToolMutation, memo: dict[str, str]
+    ) -> Any:
+        """The task of one sample (or of several, run in one eval: a first solver step
+        marks which sample each conversation is) under ``mutation`` (``memo`` collects
+        reformatted -> canonical text of every reformatted return, for mapping back)."""
         from inspect_ai import Task
         from inspect_ai.agent import as_solver
         from inspect_evals.tau2.common.agents import (
@@ -124,9 +127,15 @@ class Tau2Domain:
         agent = get_user_simulator_agent(
             config, message_limit=self.message_limit, tools=self.user_tools()
         )
+        if isinstance(sample_id, str):
+            dataset, first = [self.samples()[sample_id]], []
+        else:
+            from toolaudit.probes.harnesses.inspect._scripted import mark_sample
+
+            dataset, first = [self.samples()[i] for i in sample_id], [mark_sample()]
         return Task(
-            dataset=[self.samples()[sample_id]],
-            solver=[*self.setup(), as_solver(agent)],
+            dataset=dataset,
+            solver=[*first, *self.setup(), as_solver(agent)],
             scorer=self.scorer(),
             name=f"tau2_{self.domain}",
         )
