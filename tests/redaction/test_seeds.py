@@ -76,3 +76,16 @@ def test_missing_or_broken_files_are_named(tmp_path: Path) -> None:
     (tmp_path / "redaction.json").write_text("{")
     with pytest.raises(DataError, match="not JSON"):
         redaction_seeds([tmp_path])
+
+
+def test_a_model_at_chance_makes_every_class_not_testable(tmp_path: Path) -> None:
+    doc = json.loads((RUN / "redaction.json").read_text())
+    for v in doc["variants"]:
+        v["auroc"], v["ci95"] = 0.5, [0.5, 0.5]
+        if v["name"] != "original":
+            v["delta"], v["delta_ci95"] = 0.0, [0.0, 0.0]
+    (tmp_path / "redaction.json").write_text(json.dumps(doc))
+    ds = redaction_seeds([tmp_path])["datasets"][0]
+    assert {v.get("verdict") for v in ds["variants"] if v["name"] != "original"} == {
+        "not testable: the original is at chance on every seed"
+    }

@@ -21,6 +21,8 @@ from toolaudit.errors import DataError
 
 #: Verdicts per token class across seeds.
 DROPS, NO_DROP, MIXED = "drops on every seed", "no drop on any seed", "differs across seeds"
+#: The verdict where no seed's model learned anything to remove.
+NOT_TESTABLE = "not testable: the original is at chance on every seed"
 
 
 def _read(path: Path, name: str) -> dict[str, Any]:
@@ -114,6 +116,12 @@ def _dataset(group: dict[str, Any]) -> dict[str, Any]:
     runs = group["runs"]
     names = [v["name"] for v in runs[0][1]["variants"]]
     variants = []
+    original = [next((v for v in doc["variants"] if v["name"] == "original"), None)
+                for _, doc in runs]  # fmt: skip
+    # no model learned: a redaction cannot lower what is already at chance
+    at_chance = all(
+        o is not None and o.get("ci95") and o["ci95"][0] <= 0.5 <= o["ci95"][1] for o in original
+    )
     for name in names:
         rows = [next((v for v in doc["variants"] if v["name"] == name), None) for _, doc in runs]
         clusters = sorted({c for r in rows if r for c in r.get("by_group", {})})
@@ -134,7 +142,9 @@ def _dataset(group: dict[str, Any]) -> dict[str, Any]:
             "runs": per_run,
         }
         if name != "original":
-            entry["verdict"] = class_verdict([r.get("delta_ci95") for r in present])
+            entry["verdict"] = (
+                NOT_TESTABLE if at_chance else class_verdict([r.get("delta_ci95") for r in present])
+            )
         variants.append(entry)
     out: dict[str, Any] = {
         "data": group["data"],
